@@ -1,0 +1,233 @@
+#pragma once
+// pl::Array<T, Dims...>: an owning, 64-byte aligned array in HBM (host memory). Kernels
+// take Arrays and return Arrays; inside a kernel they are seen through HBM refs.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <new>
+#include <ostream>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+#include <pallas/config.hpp>
+#include <pallas/error.hpp>
+#include <pallas/memory_space.hpp>
+#include <pallas/ref.hpp>
+#include <pallas/shape.hpp>
+
+namespace pallas {
+
+namespace detail {
+
+inline constexpr std::size_t array_alignment = 64;
+
+struct aligned_delete {
+  void operator()(void* p) const noexcept { ::operator delete(p, std::align_val_t{array_alignment}); }
+};
+
+// Value-initialized (zeroed) aligned storage for n elements of T.
+template <class T>
+std::unique_ptr<T[], aligned_delete> allocate_zeroed(index_t n) {
+  static_assert(std::is_trivially_copyable_v<T>, "pallas::Array: elements must be trivially copyable");
+  std::size_t const bytes = std::max<std::size_t>(1, static_cast<std::size_t>(n) * sizeof(T));
+  void* p = ::operator new(bytes, std::align_val_t{array_alignment});
+  std::memset(p, 0, bytes);
+  return std::unique_ptr<T[], aligned_delete>(static_cast<T*>(p));
+}
+
+}  // namespace detail
+
+template <class T, index_t... Dims>
+class Array {
+ public:
+  using value_type = T;
+  using shape_type = shape<Dims...>;
+  using ref_type = Ref<T, shape_type, memory_space::hbm>;
+
+  static constexpr std::size_t rank() noexcept { return sizeof...(Dims); }
+
+  /// All zeros (static shapes).
+  Array()
+    requires shape_type::is_static
+      : Array(shape_type{}) {}
+
+  /// All zeros, with the given shape.
+  explicit Array(shape_type shape) : shape_(shape), data_(detail::allocate_zeroed<T>(shape.size())) {}
+
+  /// All zeros, with the run-time extents given in order: `Array<float, dyn, 128>(rows)`.
+  template <DynamicInt... I>
+    requires(sizeof...(I) == shape_type::rank_dynamic() && sizeof...(I) > 0)
+  explicit Array(I... dynamic_extents) : Array(shape_type(dynamic_extents...)) {}
+
+  /// The elements in row-major order: `Array<float, 2, 2>{1, 2, 3, 4}`.
+  Array(std::initializer_list<T> values)
+    requires shape_type::is_static
+      : Array() {
+    assign_from(std::span<T const>(values.begin(), values.size()));
+  }
+
+  /// Every element `value`.
+  template <DynamicInt... I>
+  static Array full(T const& value, I... dynamic_extents) {
+    Array a(shape_type(dynamic_extents...));
+    std::fill_n(a.data(), a.size(), value);
+    return a;
+  }
+
+  /// The elements of `values` in row-major order; the sizes must agree.
+  template <DynamicInt... I>
+  static Array from(std::span<T const> values, I... dynamic_extents) {
+    Array a(shape_type(dynamic_extents...));
+    a.assign_from(values);
+    return a;
+  }
+
+  /// Element (i, j, ...) is `f(i, j, ...)`.
+  template <class F, DynamicInt... I>
+  static Array generate(F&& f, I... dynamic_extents) {
+    Array a(shape_type(dynamic_extents...));
+    std::array<index_t, rank()> ix{};
+    for (index_t flat = 0; flat < a.size(); ++flat) {
+      a.data_[flat] = std::apply([&](auto... i) { return static_cast<T>(f(i...)); }, ix);
+      for (std::size_t r = rank(); r-- > 0;) {  // advance the multi-index, last fastest
+        if (++ix[r] < a.shape_.extent(r)) break;
+        ix[r] = 0;
+      }
+    }
+    return a;
+  }
+
+  Array(Array const& other) : shape_(other.shape_), data_(detail::allocate_zeroed<T>(other.size())) {
+    std::copy_n(other.data(), other.size(), data());
+  }
+  Array& operator=(Array const& other) {
+    if (this != &other) *this = Array(other);
+    return *this;
+  }
+  Array(Array&&) noexcept = default;
+  Array& operator=(Array&&) noexcept = default;
+  ~Array() = default;
+
+  shape_type const& shape() const noexcept { return shape_; }
+  index_t extent(std::size_t r) const noexcept { return shape_.extent(r); }
+  index_t size() const noexcept { return shape_.size(); }
+  T* data() noexcept { return data_.get(); }
+  T const* data() const noexcept { return data_.get(); }
+  T* begin() noexcept { return data(); }
+  T* end() noexcept { return data() + size(); }
+  T const* begin() const noexcept { return data(); }
+  T const* end() const noexcept { return data() + size(); }
+
+  /// The array as an HBM ref (how kernels see it).
+  ref_type ref() const noexcept { return ref_type(data_.get(), shape_); }
+
+  /// Element (i, j, ...); throws pallas::index_error when out of bounds.
+  template <Integer... I>
+  T& operator()(I... idx) {
+    return data_[offset_of(idx...)];
+  }
+  template <Integer... I>
+  T const& operator()(I... idx) const {
+    return data_[offset_of(idx...)];
+  }
+
+  /// Same shape and every element equal.
+  friend bool operator==(Array const& a, Array const& b) {
+    return a.shape_ == b.shape_ && std::equal(a.begin(), a.end(), b.begin());
+  }
+
+  /// Prints like numpy: nested rows, summarized with "..." past 1000 elements.
+  friend std::ostream& operator<<(std::ostream& out, Array const& a) {
+    bool const summarize = a.size() > 1000;
+    print_dim(out, a, 0, 0, summarize);
+    return out;
+  }
+
+ private:
+  template <class... I>
+  index_t offset_of(I... idx) const {
+    static_assert(sizeof...(I) == rank(), "pallas::Array: element access needs one index per dimension");
+    std::array<index_t, rank()> const ix{static_cast<index_t>(idx)...};
+    index_t offset = 0;
+    for (std::size_t r = 0; r < rank(); ++r) {
+      if (ix[r] < 0 || ix[r] >= shape_.extent(r))
+        detail::fail<index_error>("pallas::Array: index ", ix[r], " is out of bounds for dimension ",
+                                  r, " of extent ", shape_.extent(r));
+      offset = offset * shape_.extent(r) + ix[r];
+    }
+    return offset;
+  }
+
+  void assign_from(std::span<T const> values) {
+    if (static_cast<index_t>(values.size()) != size())
+      detail::fail<shape_error>("pallas::Array: ", values.size(), " values given for an array of shape ",
+                                shape_, " (", size(), " elements)");
+    std::copy(values.begin(), values.end(), data());
+  }
+
+  static void print_value(std::ostream& out, T const& v) {
+    if constexpr (std::is_same_v<T, bool>)
+      out << (v ? "True" : "False");
+    else if constexpr (sizeof(T) == 1 && std::is_integral_v<T>)
+      out << static_cast<int>(v);
+    else
+      out << v;
+  }
+
+  static void print_dim(std::ostream& out, Array const& a, std::size_t dim, index_t base, bool summarize) {
+    if constexpr (rank() == 0) {
+      print_value(out, a.data_[0]);
+    } else {
+      index_t const n = a.shape_.extent(dim);
+      index_t inner = 1;
+      for (std::size_t r = dim + 1; r < rank(); ++r) inner *= a.shape_.extent(r);
+      out << '[';
+      for (index_t i = 0; i < n; ++i) {
+        if (summarize && n > 6 && i == 3) {
+          out << (dim + 1 == rank() ? " ..." : "\n" + std::string(dim + 1, ' ') + "...");
+          i = n - 3;
+        }
+        if (i > 0) {
+          if (dim + 1 == rank())
+            out << ' ';
+          else
+            out << std::string(rank() - dim - 1, '\n') << std::string(dim + 1, ' ');
+        }
+        if (dim + 1 == rank())
+          print_value(out, a.data_[base + i]);
+        else
+          print_dim(out, a, dim + 1, base + i * inner, summarize);
+      }
+      out << ']';
+    }
+  }
+
+  [[no_unique_address]] shape_type shape_;
+  std::unique_ptr<T[], detail::aligned_delete> data_;
+};
+
+/// `numpy.allclose`: same shape and |a - b| <= atol + rtol * |b| everywhere; NaNs compare
+/// equal only when `equal_nan`.
+template <class T, index_t... Da, index_t... Db>
+bool allclose(Array<T, Da...> const& a, Array<T, Db...> const& b, double rtol = 1e-5,
+              double atol = 1e-8, bool equal_nan = false) {
+  if (!(a.shape() == b.shape())) return false;
+  for (index_t k = 0; k < a.size(); ++k) {
+    double const x = static_cast<double>(a.data()[k]);
+    double const y = static_cast<double>(b.data()[k]);
+    if (std::isnan(x) || std::isnan(y)) {
+      if (!(equal_nan && std::isnan(x) && std::isnan(y))) return false;
+      continue;
+    }
+    if (x == y) continue;  // also equal infinities
+    if (!(std::fabs(x - y) <= atol + rtol * std::fabs(y))) return false;
+  }
+  return true;
+}
+
+}  // namespace pallas

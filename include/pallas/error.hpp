@@ -1,0 +1,88 @@
+#pragma once
+// The pallas::error family: every run-time failure the library reports.
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace pallas {
+
+/// Base of every exception the library throws.
+class error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// An index, slice or block that leaves its array.
+class index_error : public error {
+ public:
+  using error::error;
+};
+
+/// Run-time extents or sizes that do not agree.
+class shape_error : public error {
+ public:
+  using error::error;
+};
+
+namespace detail {
+
+/// Streams every argument into one string.
+template <class... Parts>
+std::string str(Parts const&... parts) {
+  std::ostringstream out;
+  (out << ... << parts);
+  return out.str();
+}
+
+/// Where the current thread is (core, grid point, operand): a stack of frames the runtime
+/// pushes, so an error raised deep inside a kernel names its place.
+class error_context {
+ public:
+  virtual ~error_context() = default;
+  virtual void describe(std::ostream& out) const = 0;
+  error_context const* outer = nullptr;
+};
+
+inline thread_local error_context const* current_error_context = nullptr;
+
+/// Pushes a frame for its lifetime.
+class scoped_error_context {
+ public:
+  explicit scoped_error_context(error_context& frame) noexcept : frame_(frame) {
+    frame_.outer = current_error_context;
+    current_error_context = &frame_;
+  }
+  ~scoped_error_context() { current_error_context = frame_.outer; }
+  scoped_error_context(scoped_error_context const&) = delete;
+  scoped_error_context& operator=(scoped_error_context const&) = delete;
+
+ private:
+  error_context& frame_;
+};
+
+/// The current frames, innermost last: " (core 1, grid point (0, 3))", or "".
+inline std::string describe_error_context() {
+  if (!current_error_context) return {};
+  std::string parts[16];
+  int n = 0;
+  for (auto const* f = current_error_context; f && n < 16; f = f->outer) {
+    std::ostringstream out;
+    f->describe(out);
+    parts[n++] = out.str();
+  }
+  std::string joined = " (";
+  for (int k = n - 1; k >= 0; --k) joined += parts[k] + (k ? ", " : ")");
+  return joined;
+}
+
+/// Throws E (a pallas::error) whose message is the concatenated parts followed by the
+/// current error context.
+template <class E = error, class... Parts>
+[[noreturn]] void fail(Parts const&... parts) {
+  throw E(str(parts...) + describe_error_context());
+}
+
+}  // namespace detail
+}  // namespace pallas
