@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# The whole pallas-cpp test suite, as CI runs it (.ci/run):
+#   gcc    g++ Debug: unit tests, examples, headers, compile-fail, single header, packaging
+#   clang  clang++ RelWithDebInfo (tests still PALLAS_CHECKED=1): the same
+#   asan   g++ with -fsanitize=address,undefined: unit tests, examples, two-TU test
+#   tsan   g++ with -fsanitize=thread: the same
+# Each configuration builds in build/<name> with Ninja. It stops at the first failure.
+#
+#   bash scripts/test.sh                                # everything
+#   PALLAS_TEST_CONFIGS=gcc bash scripts/test.sh        # a subset: gcc,clang,asan,tsan
+#   PALLAS_JOBS=4 bash scripts/test.sh                  # build/test parallelism (2)
+#   PALLAS_CTEST_ARGS='-R unit\.' bash scripts/test.sh  # extra ctest arguments
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+configs=${PALLAS_TEST_CONFIGS:-gcc,clang,asan,tsan}
+configs=${configs//,/ }
+jobs=${PALLAS_JOBS:-2}
+read -r -a extra_ctest <<<"${PALLAS_CTEST_ARGS:-}"
+for config in $configs; do
+  case $config in
+    gcc | clang | asan | tsan) ;;
+    *) echo "test.sh: unknown configuration '$config' (use gcc, clang, asan, tsan)" >&2; exit 2 ;;
+  esac
+done
+
+bash scripts/setup.sh
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+
+summary=()
+total_passed=0
+total_failed=0
+script_start=$SECONDS
+current=""
+
+elapsed() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+on_exit() {
+  local status=$?
+  if [ $status -ne 0 ]; then
+    echo
+    for line in "${summary[@]}"; do echo "test.sh: $line"; done
+    echo "test.sh: FAILED in ${current:-set-up} after $(elapsed $((SECONDS - script_start)))"
+  fi
+}
+trap on_exit EXIT
+
+# TSan maps its shadow memory at fixed addresses; on kernels with more mmap randomisation
+# bits than it expects it dies with "unexpected memory mapping". Then run it with address
+# space randomisation off (setarch -R), which children inherit.
+tsan_wrapper() {
+  local dir=build/tsan-probe
+  mkdir -p "$dir"
+  printf '%s\n' '#include <thread>' \
+    'int main() { int x = 0; std::jthread t([&] { x = 1; }); t.join(); return x - 1; }' \
+    >"$dir/probe.cpp"
+  g++ -std=c++20 -fsanitize=thread -g "$dir/probe.cpp" -o "$dir/probe" -pthread >&2
+  if "$dir/probe" >"$dir/probe.log" 2>&1; then
+    return 0
+  fi
+  if setarch "$(uname -m)" -R "$dir/probe" >>"$dir/probe.log" 2>&1; then
+    echo "setarch $(uname -m) -R"
+    return 0
+  fi
+  echo "test.sh: a trivial TSan program fails here, with and without setarch -R:" >&2
+  cat "$dir/probe.log" >&2
+  return 1
+}
+
+run_config() {
+  local name=$1 cxx=$2 build_type=$3 sanitize=$4
+  local dir=build/$name
+  local cmake_args=(-S . -B "$dir" -G Ninja
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE="$build_type"
+    -DPALLAS_BUILD_TESTS=ON -DPALLAS_BUILD_EXAMPLES=ON -DPALLAS_SANITIZE="$sanitize")
+  local ctest_args=(--test-dir "$dir" --output-on-failure -j "$jobs" --timeout 900)
+  local wrapper=()
+  if [ -n "$sanitize" ]; then
+    # Sanitizers check running code; the compile-time and packaging checks ran already.
+    cmake_args+=(-DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DPALLAS_TEST_HEADERS=OFF
+      -DPALLAS_TEST_PACKAGING=OFF -DPALLAS_TEST_COMPILE_FAIL=OFF)
+    ctest_args+=(-LE 'package|compile_fail|single_include')
+  else
+    cmake_args+=(-DPALLAS_TEST_HEADERS=ON -DPALLAS_TEST_PACKAGING=ON
+      -DPALLAS_TEST_COMPILE_FAIL=ON)
+  fi
+  if [ "$sanitize" = thread ]; then
+    local w
+    w=$(tsan_wrapper)
+    [ -z "$w" ] || read -r -a wrapper <<<"$w"
+  fi
+
+  echo
+  echo "=== $name: $cxx $build_type${sanitize:+ -fsanitize=$sanitize}${wrapper[*]:+ (under ${wrapper[*]})}"
+  current="$name (build)"
+  local start=$SECONDS
+  cmake "${cmake_args[@]}"
+  "${wrapper[@]}" cmake --build "$dir" --parallel "$jobs"
+  local built=$((SECONDS - start))
+
+  current="$name (ctest)"
+  start=$SECONDS
+  local log=$dir/ctest.log
+  set +e
+  "${wrapper[@]}" ctest "${ctest_args[@]}" "${extra_ctest[@]}" 2>&1 | tee "$log"
+  local status=${PIPESTATUS[0]}
+  set -e
+  local tested=$((SECONDS - start))
+
+  local counts passed=0 failed=0 total=0
+  counts=$(grep -Eo '[0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
+  if [ -n "$counts" ]; then
+    failed=${counts%% *}
+    total=${counts##* }
+    passed=$((total - failed))
+  fi
+  summary+=("$name: build $(elapsed $built), ctest $(elapsed $tested), $passed/$total passed")
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  if [ "$status" -ne 0 ]; then
+    return "$status"
+  fi
+  if [ "$total" -eq 0 ]; then
+    echo "test.sh: $name ran no test" >&2
+    return 1
+  fi
+}
+
+for config in $configs; do
+  case $config in
+    gcc) run_config gcc g++ Debug "" ;;
+    clang) run_config clang clang++ RelWithDebInfo "" ;;
+    asan) run_config asan g++ Debug "address,undefined" ;;
+    tsan) run_config tsan g++ Debug thread ;;
+  esac
+done
+
+current=""
+echo
+for line in "${summary[@]}"; do echo "test.sh: $line"; done
+echo "test.sh: all configurations passed ($configs) in $(elapsed $((SECONDS - script_start)))"
+echo "tests: $total_passed passed, $total_failed failed"

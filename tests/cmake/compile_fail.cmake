@@ -1,0 +1,67 @@
+# cmake -P script behind the compile_fail.* tests.
+#   -DCOMPILER=<c++>  -DSOURCE=<tests/compile_fail/rule.cpp>  -DMODE=fail|twin
+#   -DFLAGS=<a|b|...>  -DINCLUDES=<dir|dir|...>  -DIMPLICIT_INCLUDES=<dir|...>
+# MODE=fail: compile with -DPALLAS_COMPILE_FAIL; pass only if the compiler fails and its
+#            output matches the regex on the file's first line, `// expect-error: <regex>`.
+# MODE=twin: compile without it; pass only if the compiler succeeds.
+cmake_minimum_required(VERSION 3.21)
+
+foreach(_var COMPILER SOURCE MODE)
+  if(NOT DEFINED ${_var} OR "${${_var}}" STREQUAL "")
+    message(FATAL_ERROR "compile_fail.cmake: -D${_var}=... is required")
+  endif()
+endforeach()
+
+file(STRINGS "${SOURCE}" _first LIMIT_COUNT 1)
+if(NOT _first MATCHES "^// expect-error: (.+)$")
+  message(FATAL_ERROR "${SOURCE}: the first line must be `// expect-error: <regex>`, "
+                      "got: ${_first}")
+endif()
+set(_regex "${CMAKE_MATCH_1}")
+string(STRIP "${_regex}" _regex)
+
+string(REPLACE "|" ";" _flags "${FLAGS}")
+string(REPLACE "|" ";" _includes "${INCLUDES}")
+string(REPLACE "|" ";" _implicit "${IMPLICIT_INCLUDES}")
+list(REMOVE_DUPLICATES _includes)
+set(_include_flags "")
+foreach(_dir IN LISTS _includes)
+  # -I/usr/include and friends would break #include_next in the standard library.
+  if(NOT _dir STREQUAL "" AND NOT _dir IN_LIST _implicit)
+    list(APPEND _include_flags "-I${_dir}")
+  endif()
+endforeach()
+
+set(_command "${COMPILER}" ${_flags} ${_include_flags})
+if(MODE STREQUAL "fail")
+  list(APPEND _command -DPALLAS_COMPILE_FAIL)
+elseif(NOT MODE STREQUAL "twin")
+  message(FATAL_ERROR "compile_fail.cmake: MODE must be fail or twin, got ${MODE}")
+endif()
+list(APPEND _command "${SOURCE}")
+
+execute_process(COMMAND ${_command}
+                RESULT_VARIABLE _result
+                OUTPUT_VARIABLE _output
+                ERROR_VARIABLE _output)
+list(JOIN _command " " _shown)
+
+if(MODE STREQUAL "twin")
+  if(NOT _result EQUAL 0)
+    message(FATAL_ERROR "The positive twin (no PALLAS_COMPILE_FAIL) does not compile.\n"
+                        "command: ${_shown}\n--- compiler output ---\n${_output}")
+  endif()
+  message(STATUS "twin compiles: ${SOURCE}")
+  return()
+endif()
+
+if(_result EQUAL 0)
+  message(FATAL_ERROR "Expected a compile error matching\n  ${_regex}\n"
+                      "but the file compiled.\ncommand: ${_shown}\n"
+                      "--- compiler output ---\n${_output}")
+endif()
+if(NOT _output MATCHES "${_regex}")
+  message(FATAL_ERROR "The compiler failed, but its output does not match\n  ${_regex}\n"
+                      "command: ${_shown}\n--- compiler output ---\n${_output}")
+endif()
+message(STATUS "failed to compile as expected (matched `${_regex}`): ${SOURCE}")
