@@ -46,22 +46,29 @@ execute_process(COMMAND ${_command}
                 ERROR_VARIABLE _output)
 list(JOIN _command " " _shown)
 
+# The command and the compiler's output, unformatted (FATAL_ERROR would re-wrap them).
+macro(report)
+  message(NOTICE "command: ${_shown}\n--- compiler output ---\n${_output}--- end ---")
+endmacro()
+
 if(MODE STREQUAL "twin")
   if(NOT _result EQUAL 0)
-    message(FATAL_ERROR "The positive twin (no PALLAS_COMPILE_FAIL) does not compile.\n"
-                        "command: ${_shown}\n--- compiler output ---\n${_output}")
+    report()
+    message(FATAL_ERROR "The positive twin (no PALLAS_COMPILE_FAIL) of ${SOURCE} "
+                        "does not compile.")
   endif()
   message(STATUS "twin compiles: ${SOURCE}")
   return()
 endif()
 
 if(_result EQUAL 0)
-  message(FATAL_ERROR "Expected a compile error matching\n  ${_regex}\n"
-                      "but the file compiled.\ncommand: ${_shown}\n"
-                      "--- compiler output ---\n${_output}")
+  report()
+  message(FATAL_ERROR "${SOURCE} compiled with -DPALLAS_COMPILE_FAIL; expected an error "
+                      "matching `${_regex}`.")
 endif()
 if(NOT _output MATCHES "${_regex}")
-  message(FATAL_ERROR "The compiler failed, but its output does not match\n  ${_regex}\n"
-                      "command: ${_shown}\n--- compiler output ---\n${_output}")
+  report()
+  message(FATAL_ERROR "${SOURCE} failed to compile, but the compiler output (above) does "
+                      "not match `${_regex}`.")
 endif()
 message(STATUS "failed to compile as expected (matched `${_regex}`): ${SOURCE}")
