@@ -1,0 +1,29 @@
+#pragma once
+// A string usable as a template argument, for axis names: `pltpu::TensorCoreMesh<"core">`,
+// `pl::axis_index<"core">()`.
+
+#include <algorithm>
+#include <cstddef>
+#include <ostream>
+#include <string_view>
+
+namespace pallas {
+
+template <std::size_t N>
+struct fixed_string {
+  char chars[N]{};
+
+  constexpr fixed_string(char const (&s)[N]) noexcept { std::copy_n(s, N, chars); }
+
+  constexpr std::string_view view() const noexcept { return {chars, N - 1}; }
+  constexpr operator std::string_view() const noexcept { return view(); }
+
+  template <std::size_t M>
+  constexpr bool operator==(fixed_string<M> const& other) const noexcept {
+    return view() == other.view();
+  }
+
+  friend std::ostream& operator<<(std::ostream& out, fixed_string const& s) { return out << s.view(); }
+};
+
+}  // namespace pallas

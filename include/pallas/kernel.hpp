@@ -1,0 +1,233 @@
+#pragma once
+// pl::kernel: run a body once on every TensorCore of a mesh (`@pl.kernel(...)`).
+//
+//   auto fill_42 = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 128>>,
+//                             pl::mesh<pltpu::TensorCoreMesh<"core">>,
+//                             pl::scratch_types<pltpu::VMEM<float, 128>>)(
+//       [](auto o_ref, auto o_vmem) { ... });
+//   pl::Array<float, 128> result = fill_42();
+//
+// The options may come in any order. The body receives one HBM ref per input and output,
+// then one ref per scratch buffer, allocated per core. Several outputs come back as a
+// std::tuple of Arrays.
+
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+#include <pallas/array.hpp>
+#include <pallas/config.hpp>
+#include <pallas/dtype.hpp>
+#include <pallas/shape_dtype_struct.hpp>
+#include <pallas/tpu/device.hpp>
+#include <pallas/tpu/mesh.hpp>
+#include <pallas/tpu/scratch.hpp>
+
+namespace pallas {
+
+/// The outputs' shapes and dtypes: `pl::out_type<pl::ShapeDtypeStruct<float, 128>>`. A
+/// ShapeDtypeStruct value (`pl::like(x)`) may be passed to pl::kernel directly instead.
+template <ShapeDtype... Outs>
+struct out_type_t {
+  std::tuple<Outs...> values;
+};
+template <ShapeDtype... Outs>
+inline constexpr out_type_t<Outs...> out_type{};
+
+/// The mesh: `pl::mesh<pltpu::TensorCoreMesh<"core">>`.
+template <tpu::Mesh M>
+struct mesh_t {
+  using type = M;
+};
+template <tpu::Mesh M>
+inline constexpr mesh_t<M> mesh{};
+
+/// Per-core scratch buffers: `pl::scratch_types<pltpu::VMEM<float, 128>>`.
+template <ScratchType... S>
+struct scratch_types_t {};
+template <ScratchType... S>
+inline constexpr scratch_types_t<S...> scratch_types{};
+
+namespace detail {
+
+namespace mp = boost::mp11;
+
+template <class T>
+struct is_out_type : std::false_type {};
+template <class... O>
+struct is_out_type<out_type_t<O...>> : std::true_type {};
+template <class T>
+struct is_mesh_option : std::bool_constant<tpu::Mesh<T>> {};
+template <class M>
+struct is_mesh_option<mesh_t<M>> : std::true_type {};
+template <class T>
+struct is_scratch_option : std::false_type {};
+template <class... S>
+struct is_scratch_option<scratch_types_t<S...>> : std::true_type {};
+
+template <class T>
+struct mesh_of {
+  using type = T;
+};
+template <class M>
+struct mesh_of<mesh_t<M>> {
+  using type = M;
+};
+
+template <class T>
+using is_kernel_option = std::bool_constant<ShapeDtype<T> || is_out_type<T>::value ||
+                                            is_mesh_option<T>::value || is_scratch_option<T>::value>;
+
+// The outputs named by one option, as a tuple of ShapeDtypeStructs.
+template <class O>
+constexpr auto outputs_of(O const& option) {
+  if constexpr (ShapeDtype<O>)
+    return std::tuple{option};
+  else if constexpr (is_out_type<O>::value)
+    return option.values;
+  else
+    return std::tuple<>{};
+}
+
+/// The number of parameters of a non-generic callable, or -1 when it is generic.
+template <class F, class = void>
+struct callable_arity : std::integral_constant<int, -1> {};
+template <class R, class... A>
+struct callable_arity<R (*)(A...)> : std::integral_constant<int, sizeof...(A)> {};
+template <class R, class... A>
+struct callable_arity<R(A...)> : std::integral_constant<int, sizeof...(A)> {};
+template <class M>
+struct call_operator_arity;
+template <class C, class R, class... A>
+struct call_operator_arity<R (C::*)(A...)> : std::integral_constant<int, sizeof...(A)> {};
+template <class C, class R, class... A>
+struct call_operator_arity<R (C::*)(A...) const> : std::integral_constant<int, sizeof...(A)> {};
+template <class C, class R, class... A>
+struct call_operator_arity<R (C::*)(A...) noexcept> : std::integral_constant<int, sizeof...(A)> {};
+template <class C, class R, class... A>
+struct call_operator_arity<R (C::*)(A...) const noexcept> : std::integral_constant<int, sizeof...(A)> {};
+template <class F>
+struct callable_arity<F, std::void_t<decltype(&F::operator())>>
+    : call_operator_arity<decltype(&F::operator())> {};
+
+template <class F, class Tuple>
+struct invocable_with_tuple;
+template <class F, class... A>
+struct invocable_with_tuple<F, std::tuple<A...>> : std::is_invocable<F, A...> {};
+
+/// Fills an output with the poison value so that elements a kernel never writes show up.
+template <class T, index_t... D>
+void poison(Array<T, D...>& a) {
+  if constexpr (checked_mode) std::fill(a.begin(), a.end(), dtype_traits<T>::poison());
+}
+
+template <class T>
+struct is_array : std::false_type {};
+template <class T, index_t... D>
+struct is_array<Array<T, D...>> : std::true_type {};
+
+}  // namespace detail
+
+/// A pl::Array type.
+template <class T>
+concept AnyArray = detail::is_array<std::remove_cvref_t<T>>::value;
+
+/// The callable pl::kernel(...)(body) returns: call it with the input Arrays.
+template <class Body, class Mesh, class Outs, class... Scratch>
+class kernel_fn {
+ public:
+  kernel_fn(Body body, Outs outs) : body_(std::move(body)), outs_(std::move(outs)) {}
+
+  template <AnyArray... Inputs>
+  auto operator()(Inputs const&... inputs) const {
+    constexpr int num_outputs = static_cast<int>(std::tuple_size_v<Outs>);
+    constexpr int expected = static_cast<int>(sizeof...(Inputs)) + num_outputs +
+                             static_cast<int>(sizeof...(Scratch));
+    constexpr int arity = detail::callable_arity<Body>::value;
+    static_assert(arity == -1 || arity == expected,
+                  "pallas::kernel: the body must take one parameter per input, output and "
+                  "scratch buffer (body parameters == inputs + outputs + scratch)");
+    constexpr std::int64_t vmem_asked = (std::int64_t{0} + ... + Scratch::vmem_bytes);
+    constexpr std::int64_t smem_asked = (std::int64_t{0} + ... + Scratch::smem_bytes);
+    static_assert(vmem_asked <= Mesh::info.vmem_capacity_bytes,
+                  "pallas::kernel: the VMEM scratch exceeds the chip's VMEM (bytes asked <= "
+                  "bytes available per core)");
+    static_assert(smem_asked <= Mesh::info.smem_capacity_bytes,
+                  "pallas::kernel: the SMEM scratch exceeds the chip's SMEM (bytes asked <= "
+                  "bytes available per core)");
+
+    auto outputs = std::apply([](auto const&... o) { return std::tuple{o.make_array()...}; }, outs_);
+    std::apply([](auto&... o) { (detail::poison(o), ...); }, outputs);
+    auto out_refs = std::apply([](auto const&... o) { return std::tuple{o.ref()...}; }, outputs);
+    auto in_refs = std::tuple{inputs.ref()...};
+    using args_tuple = decltype(std::tuple_cat(in_refs, out_refs, std::tuple<typename Scratch::ref_type...>{}));
+    constexpr bool callable = detail::invocable_with_tuple<Body const&, args_tuple>::value;
+    static_assert(arity != -1 || callable,
+                  "pallas::kernel: the body cannot be called with one ref per input, output and "
+                  "scratch buffer, in that order");
+    if constexpr (arity == expected || (arity == -1 && callable)) {
+      detail::device::instance().launch(
+          Mesh::num_cores, Mesh::info, Mesh::axis_name, [&](int /*core*/) {
+            auto& core = *detail::current_core;
+            std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
+            std::apply(body_, std::tuple_cat(in_refs, out_refs, scratch));
+          });
+    }
+    if constexpr (num_outputs == 1)
+      return std::move(std::get<0>(outputs));
+    else
+      return outputs;
+  }
+
+ private:
+  Body body_;
+  Outs outs_;
+};
+
+template <class Mesh, class Outs, class... Scratch>
+struct kernel_builder {
+  Outs outs;
+  template <class Body>
+  auto operator()(Body body) const {
+    return kernel_fn<Body, Mesh, Outs, Scratch...>(std::move(body), outs);
+  }
+};
+
+namespace detail {
+template <class Mesh, class Outs, class ScratchOption>
+struct builder_for;
+template <class Mesh, class Outs, class... S>
+struct builder_for<Mesh, Outs, scratch_types_t<S...>> {
+  using type = kernel_builder<Mesh, Outs, S...>;
+};
+}  // namespace detail
+
+/// `pl.kernel(out_type=..., mesh=..., scratch_types=...)`: returns a builder to call with
+/// the body.
+template <class... Options>
+constexpr auto kernel(Options const&... options) {
+  namespace mp = boost::mp11;
+  using list = mp::mp_list<Options...>;
+  static_assert(mp::mp_all_of<list, detail::is_kernel_option>::value,
+                "pallas::kernel: options are pl::out_type<...> or ShapeDtypeStruct values, "
+                "pl::mesh<...> and pl::scratch_types<...>");
+  using meshes = mp::mp_copy_if<list, detail::is_mesh_option>;
+  using scratches = mp::mp_copy_if<list, detail::is_scratch_option>;
+  static_assert(mp::mp_size<meshes>::value == 1,
+                "pallas::kernel: exactly one mesh is needed: pl::mesh<pltpu::TensorCoreMesh<\"core\">>");
+  static_assert(mp::mp_size<scratches>::value <= 1, "pallas::kernel: at most one pl::scratch_types<...>");
+  if constexpr (mp::mp_size<meshes>::value == 1 && mp::mp_size<scratches>::value <= 1) {
+    using mesh_type = typename detail::mesh_of<mp::mp_front<meshes>>::type;
+    using scratch_option = mp::mp_eval_if_c<mp::mp_empty<scratches>::value, scratch_types_t<>,
+                                            mp::mp_front, scratches>;
+    auto outs = std::tuple_cat(detail::outputs_of(options)...);
+    using builder = typename detail::builder_for<mesh_type, decltype(outs), scratch_option>::type;
+    return builder{outs};
+  }
+}
+
+}  // namespace pallas

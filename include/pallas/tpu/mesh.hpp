@@ -1,0 +1,33 @@
+#pragma once
+// pltpu::TensorCoreMesh<"core">: the TensorCores of one device as a 1-D mesh.
+
+#include <string_view>
+#include <type_traits>
+
+#include <pallas/fixed_string.hpp>
+#include <pallas/tpu/chip.hpp>
+
+namespace pallas::tpu {
+
+/// `pltpu.TensorCoreMesh(axis_name, num_cores)`. NumCores = 0 takes the chip's count;
+/// Chip defaults to the chip in force (PALLAS_DEFAULT_CHIP, v5p).
+template <fixed_string AxisName, int NumCores = 0, ChipVersion Chip = default_chip>
+struct TensorCoreMesh {
+  static_assert(NumCores >= 0, "pallas::TensorCoreMesh: the core count must be >= 1 (0 takes the chip's)");
+  static constexpr TpuInfo info = get_tpu_info_for_chip(Chip);
+  static constexpr int num_cores = NumCores > 0 ? NumCores : info.num_cores;
+  static constexpr std::string_view axis_name = AxisName.view();
+  static constexpr ChipVersion chip = Chip;
+};
+
+namespace detail {
+template <class T>
+struct is_tensor_core_mesh : std::false_type {};
+template <fixed_string A, int N, ChipVersion C>
+struct is_tensor_core_mesh<TensorCoreMesh<A, N, C>> : std::true_type {};
+}  // namespace detail
+
+template <class T>
+concept Mesh = detail::is_tensor_core_mesh<std::remove_cvref_t<T>>::value;
+
+}  // namespace pallas::tpu

@@ -1,0 +1,84 @@
+#pragma once
+// pltpu::sync_copy(src, dst): a blocking DMA between refs in any memory spaces (HBM, VMEM,
+// SMEM) and their `.at(...)` views. Shapes and dtypes must agree: statically where the
+// types know them, at run time otherwise.
+
+#include <type_traits>
+
+#include <pallas/detail/copy_elements.hpp>
+#include <pallas/error.hpp>
+#include <pallas/memory_space.hpp>
+#include <pallas/ref.hpp>
+#include <pallas/shape.hpp>
+#include <pallas/tpu/device.hpp>
+
+namespace pallas {
+
+namespace detail {
+
+template <class A, class B>
+constexpr bool static_extents_agree() {
+  if constexpr (A::rank() != B::rank()) {
+    return false;
+  } else {
+    for (std::size_t r = 0; r < A::rank(); ++r)
+      if (A::static_extent(r) != dyn && B::static_extent(r) != dyn &&
+          A::static_extent(r) != B::static_extent(r))
+        return false;
+    return true;
+  }
+}
+
+/// Holds when the copy's two shapes (both named in the compiler's note) agree statically.
+template <class SrcShape, class DstShape>
+struct copy_shapes_agree : std::bool_constant<static_extents_agree<SrcShape, DstShape>()> {};
+
+/// The compile-time rules of every copy (sync_copy and async copies), gated so that one
+/// mistake yields one error. Returns whether they hold.
+template <class Src, class Dst>
+constexpr bool check_copy_types(char const* /*who*/) {
+  static_assert(AnyRef<Src> && AnyRef<Dst>, "pallas::copy: source and destination must be pl::Ref views");
+  if constexpr (AnyRef<Src> && AnyRef<Dst>) {
+    static_assert(Src::space != memory_space::semaphore && Dst::space != memory_space::semaphore,
+                  "pallas::copy: semaphores cannot be copied");
+    static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
+                  "pallas::copy: source and destination must have the same dtype");
+    if constexpr (std::is_same_v<typename Src::value_type, typename Dst::value_type>) {
+      static_assert(Src::rank() == Dst::rank(),
+                    "pallas::copy: source and destination must have the same rank");
+      if constexpr (Src::rank() == Dst::rank()) {
+        static_assert(copy_shapes_agree<typename Src::shape_type, typename Dst::shape_type>::value,
+                      "pallas::copy: source and destination must have the same shape");
+        return copy_shapes_agree<typename Src::shape_type, typename Dst::shape_type>::value;
+      }
+    }
+  }
+  return false;
+}
+
+/// The run-time half: extents that only the values know.
+template <class Src, class Dst>
+void check_copy_extents(Src const& src, Dst const& dst, char const* who) {
+  for (std::size_t r = 0; r < Src::rank(); ++r)
+    if (src.extent(r) != dst.extent(r))
+      fail<shape_error>("pallas::", who, ": source shape ", src.shape(), " and destination shape ",
+                        dst.shape(), " differ in dimension ", r);
+}
+
+}  // namespace detail
+
+namespace tpu {
+
+/// `pltpu.sync_copy(src, dst)`: copies src into dst and returns when the copy is complete.
+template <class Src, class Dst>
+void sync_copy(Src const& src, Dst const& dst) {
+  if constexpr (pallas::detail::check_copy_types<Src, Dst>("sync_copy")) {
+    auto& core = pallas::detail::this_core("sync_copy");
+    core.launch->check_aborted();
+    pallas::detail::check_copy_extents(src, dst, "sync_copy");
+    pallas::detail::copy_elements(src, dst);
+  }
+}
+
+}  // namespace tpu
+}  // namespace pallas
