@@ -125,6 +125,19 @@ void poison(Array<T, D...>& a) {
   if constexpr (checked_mode) std::fill(a.begin(), a.end(), dtype_traits<T>::poison());
 }
 
+template <class S>
+inline constexpr bool is_semaphore_scratch = requires { S::is_semaphore; };
+
+/// The end of a core's body: copies still queued move now; in checked mode a copy that was
+/// started and never waited is an error.
+inline void finish_core(core_state& core) {
+  std::size_t const unwaited = core.dma_queue.size();
+  for (auto const& task : core.dma_queue) task.run();
+  core.dma_queue.clear();
+  if (checked_mode && unwaited != 0)
+    fail("pallas::kernel: ", unwaited, " copies were started and never waited");
+}
+
 template <class T>
 struct is_array : std::false_type {};
 template <class T, index_t... D>
@@ -174,7 +187,9 @@ class kernel_fn {
           Mesh::num_cores, Mesh::info, Mesh::axis_name, [&](int /*core*/) {
             auto& core = *detail::current_core;
             std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
+            if constexpr ((detail::is_semaphore_scratch<Scratch> || ...)) core.launch->start_barrier();
             std::apply(body_, std::tuple_cat(in_refs, out_refs, scratch));
+            detail::finish_core(core);
           });
     }
     if constexpr (num_outputs == 1)

@@ -13,3 +13,15 @@
 #include <pallas/ref.hpp>
 #include <pallas/array.hpp>
 #include <pallas/shape_dtype_struct.hpp>
+#include <pallas/dtype.hpp>
+#include <pallas/fixed_string.hpp>
+#include <pallas/when.hpp>
+#include <pallas/program_id.hpp>
+#include <pallas/kernel.hpp>
+#include <pallas/tpu/chip.hpp>
+#include <pallas/tpu/mesh.hpp>
+#include <pallas/tpu/device.hpp>
+#include <pallas/tpu/scratch.hpp>
+#include <pallas/tpu/semaphore.hpp>
+#include <pallas/tpu/sync_copy.hpp>
+#include <pallas/tpu/async_copy.hpp>

@@ -1042,4 +1042,1886 @@ concept ShapeDtype = detail::is_shape_dtype_struct<std::remove_cvref_t<T>>::valu
 
 }  // namespace pallas
 // ---- end pallas/shape_dtype_struct.hpp ----
+// ---- begin pallas/dtype.hpp ----
+// pallas/dtype.hpp: the element types a kernel computes on, and what is known about them.
+//
+//   pallas::bfloat16, pallas::float16   16-bit floats (storage only; arithmetic in float)
+//   pallas::dtype_traits<T>             bits, bytes, kind, jnp name, poison value
+//   pallas::Dtype<T>, is_dtype_v<T>     exactly float, bfloat16, float16, std::int8_t,
+//                                       std::int16_t, std::int32_t, std::uint32_t, bool
+//   pallas::promote_t<A, B>             jnp type promotion between two dtypes
+//   pallas::convert<To>(x)              jnp `astype`
+//   pallas::isnan / isinf / isfinite    for every dtype (and every arithmetic type)
+//
+// Rounding: every conversion into bfloat16/float16 (from float, double or an integer) is
+// a single correctly rounded round-to-nearest-even step, also for double and 64-bit
+// integer sources (they go through a round-to-odd intermediate, so there is no double
+// rounding). NaN stays NaN (made quiet, sign and leading payload bits kept), +-Inf stays
+// Inf, -0 stays -0. Conversions to float are exact.
+
+#include <bit>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <ostream>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+
+namespace pallas {
+
+struct bfloat16;
+struct float16;
+
+namespace detail {
+
+// float -> bfloat16 bits, round to nearest even. bfloat16 is the upper half of a float.
+constexpr std::uint16_t f32_to_bf16_bits(float f) noexcept {
+  std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  if ((x & 0x7FFF'FFFFu) > 0x7F80'0000u)  // NaN: truncate the payload, set the quiet bit
+    return static_cast<std::uint16_t>((x >> 16) | 0x0040u);
+  x += 0x7FFFu + ((x >> 16) & 1u);  // carries into the exponent (up to Inf) as it must
+  return static_cast<std::uint16_t>(x >> 16);
+}
+
+constexpr float bf16_bits_to_f32(std::uint16_t h) noexcept {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16);
+}
+
+// float -> IEEE binary16 bits, round to nearest even, with subnormals and overflow to Inf.
+constexpr std::uint16_t f32_to_f16_bits(float f) noexcept {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000u);
+  const std::uint32_t a = x & 0x7FFF'FFFFu;
+  if (a > 0x7F80'0000u)  // NaN: quiet, keep the leading payload bits
+    return static_cast<std::uint16_t>(sign | 0x7E00u | ((a >> 13) & 0x03FFu));
+  if (a >= 0x477F'F000u)  // >= 65520 = 65504 + half an ulp: Inf (also Inf itself)
+    return static_cast<std::uint16_t>(sign | 0x7C00u);
+  if (a >= 0x3880'0000u) {  // >= 2^-14: normal binary16
+    std::uint32_t r = a - 0x3800'0000u;  // rebias the exponent from 127 to 15
+    r += 0x0FFFu + ((r >> 13) & 1u);      // round to nearest even on the 13 dropped bits
+    return static_cast<std::uint16_t>(sign | (r >> 13));
+  }
+  const std::uint32_t e = a >> 23;
+  if (e < 102) return sign;  // < 2^-25: below half the smallest subnormal (and 2^-25 ties to 0)
+  // Subnormal binary16: value / 2^-24 = m >> (126 - e), with 14 <= shift <= 24.
+  const std::uint32_t m = (a & 0x007F'FFFFu) | 0x0080'0000u;
+  const std::uint32_t shift = 126u - e;
+  std::uint32_t r = m >> shift;
+  const std::uint32_t rem = m & ((1u << shift) - 1u);
+  const std::uint32_t half = 1u << (shift - 1u);
+  if (rem > half || (rem == half && (r & 1u))) ++r;  // may carry into the smallest normal
+  return static_cast<std::uint16_t>(sign | r);
+}
+
+constexpr float f16_bits_to_f32(std::uint16_t h) noexcept {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t e = (h >> 10) & 0x1Fu;
+  const std::uint32_t m = h & 0x03FFu;
+  if (e == 0x1Fu) return std::bit_cast<float>(sign | 0x7F80'0000u | (m << 13));  // Inf, NaN
+  if (e == 0) {  // zero or subnormal: m * 2^-24, exact in float
+    const float v = static_cast<float>(m) * 0x1p-24f;
+    return sign ? -v : v;
+  }
+  return std::bit_cast<float>(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+// double -> float rounded to odd (truncate, then set the last bit if anything was lost).
+// Rounding that to a format with at least two fewer significand bits (bfloat16: 8,
+// float16: 11, against float's 24) with round-to-nearest-even gives the correctly rounded
+// result of the double, which double -> float -> half with two RNE steps would not.
+constexpr float f64_to_f32_round_odd(double d) noexcept {
+  if (d != d) {  // NaN: quiet, keep sign and leading payload bits
+    const auto u = std::bit_cast<std::uint64_t>(d);
+    return std::bit_cast<float>((static_cast<std::uint32_t>(u >> 32) & 0x8000'0000u) |
+                                0x7FC0'0000u |
+                                static_cast<std::uint32_t>((u >> 29) & 0x007F'FFFFu));
+  }
+  constexpr double fmax = static_cast<double>(std::numeric_limits<float>::max());
+  constexpr double dinf = std::numeric_limits<double>::infinity();
+  if (d > fmax || d < -fmax) {  // beyond float: Inf stays Inf, finite -> max with sticky bit
+    const std::uint32_t s = d < 0 ? 0x8000'0000u : 0u;
+    return std::bit_cast<float>(s | ((d == dinf || d == -dinf) ? 0x7F80'0000u : 0x7F7F'FFFFu));
+  }
+  const float f = static_cast<float>(d);
+  if (static_cast<double>(f) == d) return f;
+  std::uint32_t u = std::bit_cast<std::uint32_t>(f);
+  const double af = f < 0 ? -static_cast<double>(f) : static_cast<double>(f);
+  const double ad = d < 0 ? -d : d;
+  if (af > ad) --u;  // f was rounded away from zero: step back (af > 0, sign unaffected)
+  return std::bit_cast<float>(u | 1u);
+}
+
+// Integer -> double, exact up to 2^53 in magnitude and rounded to odd beyond (64-bit
+// sources), so that a later rounding to a narrower format is still a single rounding.
+template <std::integral I>
+constexpr double int_to_f64_round_odd(I i) noexcept {
+  static_assert(sizeof(I) <= 8, "pallas::detail::int_to_f64_round_odd: at most 64-bit integers");
+  if constexpr (sizeof(I) <= 4) {
+    return static_cast<double>(i);
+  } else {
+    const bool neg = i < 0;
+    const std::uint64_t mag =
+        neg ? std::uint64_t{0} - static_cast<std::uint64_t>(i) : static_cast<std::uint64_t>(i);
+    double d = 0;
+    if (mag < (std::uint64_t{1} << 53)) {
+      d = static_cast<double>(mag);
+    } else {
+      const int s = static_cast<int>(std::bit_width(mag)) - 53;  // 1..11
+      std::uint64_t m = mag >> s;
+      if (mag & ((std::uint64_t{1} << s) - 1u)) m |= 1u;
+      d = static_cast<double>(m) * static_cast<double>(std::uint64_t{1} << s);
+    }
+    return neg ? -d : d;
+  }
+}
+
+}  // namespace detail
+
+// bfloat16: 1 sign, 8 exponent, 7 mantissa bits; the upper half of a float. A storage
+// type: conversion to float is implicit and exact, arithmetic and comparisons are done in
+// float and rounded back (as jnp does), so `b + 1.0f` is a float. Construction from
+// float, double and integers is explicit and rounds to nearest even. `bfloat16{x}` with
+// an integer x is the value x; use from_bits for a bit pattern. The default constructor
+// leaves the value uninitialized like float's; `bfloat16{}` is +0.
+struct bfloat16 {
+  // Public only so that bfloat16 is a structural type (usable as a template argument).
+  // Prefer bits() and from_bits().
+  std::uint16_t raw;
+
+  bfloat16() = default;
+  explicit constexpr bfloat16(float f) noexcept : raw(detail::f32_to_bf16_bits(f)) {}
+  explicit constexpr bfloat16(double d) noexcept
+      : raw(detail::f32_to_bf16_bits(detail::f64_to_f32_round_odd(d))) {}
+  template <std::integral I>
+  explicit constexpr bfloat16(I i) noexcept : bfloat16(detail::int_to_f64_round_odd(i)) {}
+
+  [[nodiscard]] static constexpr bfloat16 from_bits(std::uint16_t b) noexcept {
+    bfloat16 r{};
+    r.raw = b;
+    return r;
+  }
+  [[nodiscard]] constexpr std::uint16_t bits() const noexcept { return raw; }
+  constexpr operator float() const noexcept { return detail::bf16_bits_to_f32(raw); }
+
+  friend constexpr bfloat16 operator+(bfloat16 a) noexcept { return a; }
+  friend constexpr bfloat16 operator-(bfloat16 a) noexcept {
+    return from_bits(static_cast<std::uint16_t>(a.raw ^ 0x8000u));
+  }
+  friend constexpr bfloat16 operator+(bfloat16 a, bfloat16 b) noexcept {
+    return bfloat16(float(a) + float(b));
+  }
+  friend constexpr bfloat16 operator-(bfloat16 a, bfloat16 b) noexcept {
+    return bfloat16(float(a) - float(b));
+  }
+  friend constexpr bfloat16 operator*(bfloat16 a, bfloat16 b) noexcept {
+    return bfloat16(float(a) * float(b));
+  }
+  friend constexpr bfloat16 operator/(bfloat16 a, bfloat16 b) noexcept {
+    return bfloat16(float(a) / float(b));
+  }
+  constexpr bfloat16& operator+=(bfloat16 b) noexcept { return *this = *this + b; }
+  constexpr bfloat16& operator-=(bfloat16 b) noexcept { return *this = *this - b; }
+  constexpr bfloat16& operator*=(bfloat16 b) noexcept { return *this = *this * b; }
+  constexpr bfloat16& operator/=(bfloat16 b) noexcept { return *this = *this / b; }
+  constexpr bfloat16& operator+=(float b) noexcept { return *this = bfloat16(float(*this) + b); }
+  constexpr bfloat16& operator-=(float b) noexcept { return *this = bfloat16(float(*this) - b); }
+  constexpr bfloat16& operator*=(float b) noexcept { return *this = bfloat16(float(*this) * b); }
+  constexpr bfloat16& operator/=(float b) noexcept { return *this = bfloat16(float(*this) / b); }
+
+  friend constexpr bool operator==(bfloat16 a, bfloat16 b) noexcept { return float(a) == float(b); }
+  friend constexpr bool operator!=(bfloat16 a, bfloat16 b) noexcept { return float(a) != float(b); }
+  friend constexpr bool operator<(bfloat16 a, bfloat16 b) noexcept { return float(a) < float(b); }
+  friend constexpr bool operator<=(bfloat16 a, bfloat16 b) noexcept { return float(a) <= float(b); }
+  friend constexpr bool operator>(bfloat16 a, bfloat16 b) noexcept { return float(a) > float(b); }
+  friend constexpr bool operator>=(bfloat16 a, bfloat16 b) noexcept { return float(a) >= float(b); }
+
+  friend std::ostream& operator<<(std::ostream& os, bfloat16 x) { return os << float(x); }
+};
+
+// float16: IEEE 754 binary16 (1 sign, 5 exponent, 10 mantissa bits), with subnormals.
+// Same interface and rules as bfloat16.
+struct float16 {
+  // Public only so that float16 is a structural type (usable as a template argument).
+  // Prefer bits() and from_bits().
+  std::uint16_t raw;
+
+  float16() = default;
+  explicit constexpr float16(float f) noexcept : raw(detail::f32_to_f16_bits(f)) {}
+  explicit constexpr float16(double d) noexcept
+      : raw(detail::f32_to_f16_bits(detail::f64_to_f32_round_odd(d))) {}
+  template <std::integral I>
+  explicit constexpr float16(I i) noexcept : float16(detail::int_to_f64_round_odd(i)) {}
+
+  [[nodiscard]] static constexpr float16 from_bits(std::uint16_t b) noexcept {
+    float16 r{};
+    r.raw = b;
+    return r;
+  }
+  [[nodiscard]] constexpr std::uint16_t bits() const noexcept { return raw; }
+  constexpr operator float() const noexcept { return detail::f16_bits_to_f32(raw); }
+
+  friend constexpr float16 operator+(float16 a) noexcept { return a; }
+  friend constexpr float16 operator-(float16 a) noexcept {
+    return from_bits(static_cast<std::uint16_t>(a.raw ^ 0x8000u));
+  }
+  friend constexpr float16 operator+(float16 a, float16 b) noexcept {
+    return float16(float(a) + float(b));
+  }
+  friend constexpr float16 operator-(float16 a, float16 b) noexcept {
+    return float16(float(a) - float(b));
+  }
+  friend constexpr float16 operator*(float16 a, float16 b) noexcept {
+    return float16(float(a) * float(b));
+  }
+  friend constexpr float16 operator/(float16 a, float16 b) noexcept {
+    return float16(float(a) / float(b));
+  }
+  constexpr float16& operator+=(float16 b) noexcept { return *this = *this + b; }
+  constexpr float16& operator-=(float16 b) noexcept { return *this = *this - b; }
+  constexpr float16& operator*=(float16 b) noexcept { return *this = *this * b; }
+  constexpr float16& operator/=(float16 b) noexcept { return *this = *this / b; }
+  constexpr float16& operator+=(float b) noexcept { return *this = float16(float(*this) + b); }
+  constexpr float16& operator-=(float b) noexcept { return *this = float16(float(*this) - b); }
+  constexpr float16& operator*=(float b) noexcept { return *this = float16(float(*this) * b); }
+  constexpr float16& operator/=(float b) noexcept { return *this = float16(float(*this) / b); }
+
+  friend constexpr bool operator==(float16 a, float16 b) noexcept { return float(a) == float(b); }
+  friend constexpr bool operator!=(float16 a, float16 b) noexcept { return float(a) != float(b); }
+  friend constexpr bool operator<(float16 a, float16 b) noexcept { return float(a) < float(b); }
+  friend constexpr bool operator<=(float16 a, float16 b) noexcept { return float(a) <= float(b); }
+  friend constexpr bool operator>(float16 a, float16 b) noexcept { return float(a) > float(b); }
+  friend constexpr bool operator>=(float16 a, float16 b) noexcept { return float(a) >= float(b); }
+
+  friend std::ostream& operator<<(std::ostream& os, float16 x) { return os << float(x); }
+};
+
+}  // namespace pallas
+
+template <>
+struct std::numeric_limits<pallas::bfloat16> {
+  static constexpr bool is_specialized = true;
+  static constexpr bool is_signed = true;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_exact = false;
+  static constexpr bool has_infinity = true;
+  static constexpr bool has_quiet_NaN = true;
+  static constexpr bool has_signaling_NaN = true;
+  static constexpr std::float_denorm_style has_denorm = std::denorm_present;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr std::float_round_style round_style = std::round_to_nearest;
+  static constexpr bool is_iec559 = false;  // not an IEEE 754 interchange format
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr int digits = 8;
+  static constexpr int digits10 = 2;
+  static constexpr int max_digits10 = 4;
+  static constexpr int radix = 2;
+  static constexpr int min_exponent = -125;
+  static constexpr int min_exponent10 = -37;
+  static constexpr int max_exponent = 128;
+  static constexpr int max_exponent10 = 38;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+
+  static constexpr pallas::bfloat16 min() noexcept { return pallas::bfloat16::from_bits(0x0080); }
+  static constexpr pallas::bfloat16 lowest() noexcept { return pallas::bfloat16::from_bits(0xFF7F); }
+  static constexpr pallas::bfloat16 max() noexcept { return pallas::bfloat16::from_bits(0x7F7F); }
+  static constexpr pallas::bfloat16 epsilon() noexcept { return pallas::bfloat16::from_bits(0x3C00); }
+  static constexpr pallas::bfloat16 round_error() noexcept { return pallas::bfloat16::from_bits(0x3F00); }
+  static constexpr pallas::bfloat16 infinity() noexcept { return pallas::bfloat16::from_bits(0x7F80); }
+  static constexpr pallas::bfloat16 quiet_NaN() noexcept { return pallas::bfloat16::from_bits(0x7FC0); }
+  static constexpr pallas::bfloat16 signaling_NaN() noexcept { return pallas::bfloat16::from_bits(0x7FA0); }
+  static constexpr pallas::bfloat16 denorm_min() noexcept { return pallas::bfloat16::from_bits(0x0001); }
+};
+
+template <>
+struct std::numeric_limits<pallas::float16> {
+  static constexpr bool is_specialized = true;
+  static constexpr bool is_signed = true;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_exact = false;
+  static constexpr bool has_infinity = true;
+  static constexpr bool has_quiet_NaN = true;
+  static constexpr bool has_signaling_NaN = true;
+  static constexpr std::float_denorm_style has_denorm = std::denorm_present;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr std::float_round_style round_style = std::round_to_nearest;
+  static constexpr bool is_iec559 = true;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr int digits = 11;
+  static constexpr int digits10 = 3;
+  static constexpr int max_digits10 = 5;
+  static constexpr int radix = 2;
+  static constexpr int min_exponent = -13;
+  static constexpr int min_exponent10 = -4;
+  static constexpr int max_exponent = 16;
+  static constexpr int max_exponent10 = 4;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+
+  static constexpr pallas::float16 min() noexcept { return pallas::float16::from_bits(0x0400); }
+  static constexpr pallas::float16 lowest() noexcept { return pallas::float16::from_bits(0xFBFF); }
+  static constexpr pallas::float16 max() noexcept { return pallas::float16::from_bits(0x7BFF); }
+  static constexpr pallas::float16 epsilon() noexcept { return pallas::float16::from_bits(0x1400); }
+  static constexpr pallas::float16 round_error() noexcept { return pallas::float16::from_bits(0x3800); }
+  static constexpr pallas::float16 infinity() noexcept { return pallas::float16::from_bits(0x7C00); }
+  static constexpr pallas::float16 quiet_NaN() noexcept { return pallas::float16::from_bits(0x7E00); }
+  static constexpr pallas::float16 signaling_NaN() noexcept { return pallas::float16::from_bits(0x7D00); }
+  static constexpr pallas::float16 denorm_min() noexcept { return pallas::float16::from_bits(0x0001); }
+};
+
+namespace pallas {
+
+namespace detail {
+
+// The dtypes in promotion-table order.
+using dtype_list = std::tuple<bool, std::int8_t, std::int16_t, std::int32_t, std::uint32_t,
+                              bfloat16, float16, float>;
+
+template <class T>
+inline constexpr int dtype_index_v = std::is_same_v<T, bool>           ? 0
+                                     : std::is_same_v<T, std::int8_t>   ? 1
+                                     : std::is_same_v<T, std::int16_t>  ? 2
+                                     : std::is_same_v<T, std::int32_t>  ? 3
+                                     : std::is_same_v<T, std::uint32_t> ? 4
+                                     : std::is_same_v<T, bfloat16>      ? 5
+                                     : std::is_same_v<T, float16>       ? 6
+                                     : std::is_same_v<T, float>         ? 7
+                                                                        : -1;
+
+// jnp.promote_types restricted to our dtypes, indexed like dtype_list. jnp promotes a
+// signed integer with uint32 to int64, which pallas does not have: we give int32.
+inline constexpr int dtype_promote_table[8][8] = {
+    //         bool i8 i16 i32 u32 bf16 f16 f32
+    /* bool */ {0, 1, 2, 3, 4, 5, 6, 7},
+    /* i8   */ {1, 1, 2, 3, 3, 5, 6, 7},
+    /* i16  */ {2, 2, 2, 3, 3, 5, 6, 7},
+    /* i32  */ {3, 3, 3, 3, 3, 5, 6, 7},
+    /* u32  */ {4, 3, 3, 3, 4, 5, 6, 7},
+    /* bf16 */ {5, 5, 5, 5, 5, 5, 7, 7},
+    /* f16  */ {6, 6, 6, 6, 6, 7, 6, 7},
+    /* f32  */ {7, 7, 7, 7, 7, 7, 7, 7},
+};
+
+template <class T>
+inline constexpr bool dtype_dependent_false_v = false;
+
+template <class T, bool Floating, bool Integral, bool Signed>
+struct dtype_traits_base {
+  using type = T;
+  static constexpr std::int64_t bytes = sizeof(T);  // std::int64_t is pallas::index_t
+  static constexpr std::int64_t bits = 8 * bytes;   // bool: 8, its storage
+  static constexpr bool is_floating = Floating;
+  static constexpr bool is_integral = Integral;  // as jnp.integer: bool is not integral
+  static constexpr bool is_signed = Signed;
+};
+
+}  // namespace detail
+
+// True exactly for the eight dtypes (cv-unqualified): float, bfloat16, float16,
+// std::int8_t, std::int16_t, std::int32_t, std::uint32_t, bool.
+template <class T>
+inline constexpr bool is_dtype_v = detail::dtype_index_v<T> >= 0;
+
+template <class T>
+concept Dtype = is_dtype_v<T>;
+
+// dtype_traits<T>: bits, bytes (std::int64_t), is_floating, is_integral, is_signed,
+// name (jnp spelling), poison() (the fill of uninitialized memory in checked mode).
+template <class T>
+struct dtype_traits {
+  static_assert(detail::dtype_dependent_false_v<T>,
+                "pallas::dtype_traits: T is not a pallas dtype (float, pallas::bfloat16, "
+                "pallas::float16, std::int8_t, std::int16_t, std::int32_t, std::uint32_t, bool)");
+  // Placeholders, so that the static_assert above is the only error.
+  static constexpr std::int64_t bytes = 0;
+  static constexpr std::int64_t bits = 0;
+  static constexpr bool is_floating = false;
+  static constexpr bool is_integral = false;
+  static constexpr bool is_signed = false;
+  static constexpr std::string_view name = "";
+};
+
+template <>
+struct dtype_traits<float> : detail::dtype_traits_base<float, true, false, true> {
+  static constexpr std::string_view name = "float32";
+  static constexpr float poison() noexcept { return std::numeric_limits<float>::quiet_NaN(); }
+};
+template <>
+struct dtype_traits<bfloat16> : detail::dtype_traits_base<bfloat16, true, false, true> {
+  static constexpr std::string_view name = "bfloat16";
+  static constexpr bfloat16 poison() noexcept { return std::numeric_limits<bfloat16>::quiet_NaN(); }
+};
+template <>
+struct dtype_traits<float16> : detail::dtype_traits_base<float16, true, false, true> {
+  static constexpr std::string_view name = "float16";
+  static constexpr float16 poison() noexcept { return std::numeric_limits<float16>::quiet_NaN(); }
+};
+template <>
+struct dtype_traits<std::int8_t> : detail::dtype_traits_base<std::int8_t, false, true, true> {
+  static constexpr std::string_view name = "int8";
+  static constexpr std::int8_t poison() noexcept { return std::numeric_limits<std::int8_t>::min(); }
+};
+template <>
+struct dtype_traits<std::int16_t> : detail::dtype_traits_base<std::int16_t, false, true, true> {
+  static constexpr std::string_view name = "int16";
+  static constexpr std::int16_t poison() noexcept { return std::numeric_limits<std::int16_t>::min(); }
+};
+template <>
+struct dtype_traits<std::int32_t> : detail::dtype_traits_base<std::int32_t, false, true, true> {
+  static constexpr std::string_view name = "int32";
+  static constexpr std::int32_t poison() noexcept { return std::numeric_limits<std::int32_t>::min(); }
+};
+template <>
+struct dtype_traits<std::uint32_t> : detail::dtype_traits_base<std::uint32_t, false, true, false> {
+  static constexpr std::string_view name = "uint32";
+  static constexpr std::uint32_t poison() noexcept { return std::numeric_limits<std::uint32_t>::max(); }
+};
+template <>
+struct dtype_traits<bool> : detail::dtype_traits_base<bool, false, false, false> {
+  static constexpr std::string_view name = "bool";
+  static constexpr bool poison() noexcept { return true; }
+};
+
+// promote<A, B>::type / promote_t<A, B>: the result dtype of a binary op on A and B, as
+// jnp.promote_types, except that a signed integer with uint32 gives int32 (jnp: int64,
+// which pallas does not have). bool with X -> X; integer with a float -> that float;
+// bfloat16 with float16 -> float; the wider of two signed integers.
+template <class A, class B>
+struct promote {
+  static_assert(is_dtype_v<A> && is_dtype_v<B>,
+                "pallas::promote: both operands must be pallas dtypes (float, pallas::bfloat16, "
+                "pallas::float16, std::int8_t, std::int16_t, std::int32_t, std::uint32_t, bool)");
+  using type = std::conditional_t<
+      is_dtype_v<A> && is_dtype_v<B>,
+      std::tuple_element_t<(is_dtype_v<A> && is_dtype_v<B>)
+                               ? detail::dtype_promote_table[detail::dtype_index_v<A>]
+                                                            [detail::dtype_index_v<B>]
+                               : 0,
+                           detail::dtype_list>,
+      void>;
+};
+
+template <class A, class B>
+using promote_t = typename promote<A, B>::type;
+
+// convert<To>(x): jnp `x.astype(To)`.
+// - to bool: x != 0 (NaN -> true); from bool: 0 or 1.
+// - between floats, and integer -> float: round to nearest even (float -> float exact).
+// - integer -> integer: modular (two's complement wrap), as XLA's convert.
+// - float -> integer: truncate toward zero; NaN -> 0; out of range saturates to the
+//   integer's min or max (+-Inf included). XLA leaves out-of-range results
+//   implementation-defined; we pick saturation so the result is defined and portable.
+template <class To, class From>
+[[nodiscard]] constexpr To convert(From x) noexcept {
+  if constexpr (!(is_dtype_v<To> && is_dtype_v<From>)) {
+    static_assert(is_dtype_v<To> && is_dtype_v<From>,
+                  "pallas::convert: both the source and the target type must be pallas dtypes "
+                  "(float, pallas::bfloat16, pallas::float16, std::int8_t, std::int16_t, "
+                  "std::int32_t, std::uint32_t, bool)");
+    return To{};
+  } else if constexpr (std::is_same_v<To, From>) {
+    return x;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    if constexpr (dtype_traits<From>::is_floating)
+      return static_cast<float>(x) != 0.0f;
+    else
+      return x != 0;
+  } else if constexpr (std::is_same_v<From, bool>) {
+    return convert<To>(static_cast<std::int32_t>(x));
+  } else if constexpr (dtype_traits<To>::is_floating) {
+    if constexpr (std::is_same_v<To, float>)
+      return static_cast<float>(x);
+    else if constexpr (dtype_traits<From>::is_floating)
+      return To(static_cast<float>(x));
+    else
+      return To(x);
+  } else if constexpr (dtype_traits<From>::is_integral) {
+    return static_cast<To>(x);
+  } else {
+    const double d = static_cast<double>(static_cast<float>(x));  // exact
+    if (d != d) return To{0};
+    constexpr double lo = static_cast<double>(std::numeric_limits<To>::min());
+    constexpr double hi = static_cast<double>(std::numeric_limits<To>::max());
+    if (d >= hi + 1.0) return std::numeric_limits<To>::max();
+    if (d <= lo - 1.0) return std::numeric_limits<To>::min();
+    return static_cast<To>(d);
+  }
+}
+
+// isnan / isinf / isfinite for every dtype (and any arithmetic type); constexpr.
+// std::isnan(bfloat16) also works, through the implicit conversion to float.
+template <class T>
+  requires(Dtype<T> || std::is_arithmetic_v<T>)
+[[nodiscard]] constexpr bool isnan(T x) noexcept {
+  if constexpr (std::is_same_v<T, bfloat16>)
+    return (x.bits() & 0x7FFFu) > 0x7F80u;
+  else if constexpr (std::is_same_v<T, float16>)
+    return (x.bits() & 0x7FFFu) > 0x7C00u;
+  else if constexpr (std::is_floating_point_v<T>)
+    return x != x;
+  else
+    return false;
+}
+
+template <class T>
+  requires(Dtype<T> || std::is_arithmetic_v<T>)
+[[nodiscard]] constexpr bool isinf(T x) noexcept {
+  if constexpr (std::is_same_v<T, bfloat16>)
+    return (x.bits() & 0x7FFFu) == 0x7F80u;
+  else if constexpr (std::is_same_v<T, float16>)
+    return (x.bits() & 0x7FFFu) == 0x7C00u;
+  else if constexpr (std::is_floating_point_v<T>)
+    return x == std::numeric_limits<T>::infinity() || x == -std::numeric_limits<T>::infinity();
+  else
+    return false;
+}
+
+template <class T>
+  requires(Dtype<T> || std::is_arithmetic_v<T>)
+[[nodiscard]] constexpr bool isfinite(T x) noexcept {
+  return !pallas::isnan(x) && !pallas::isinf(x);
+}
+
+}  // namespace pallas
+// ---- end pallas/dtype.hpp ----
+// ---- begin pallas/fixed_string.hpp ----
+// A string usable as a template argument, for axis names: `pltpu::TensorCoreMesh<"core">`,
+// `pl::axis_index<"core">()`.
+
+#include <algorithm>
+#include <cstddef>
+#include <ostream>
+#include <string_view>
+
+namespace pallas {
+
+template <std::size_t N>
+struct fixed_string {
+  char chars[N]{};
+
+  constexpr fixed_string(char const (&s)[N]) noexcept { std::copy_n(s, N, chars); }
+
+  constexpr std::string_view view() const noexcept { return {chars, N - 1}; }
+  constexpr operator std::string_view() const noexcept { return view(); }
+
+  template <std::size_t M>
+  constexpr bool operator==(fixed_string<M> const& other) const noexcept {
+    return view() == other.view();
+  }
+
+  friend std::ostream& operator<<(std::ostream& out, fixed_string const& s) { return out << s.view(); }
+};
+
+}  // namespace pallas
+// ---- end pallas/fixed_string.hpp ----
+// ---- begin pallas/when.hpp ----
+// pl::when: run a block only when a condition holds (`@pl.when(cond)`).
+//   pl::when(pl::program_id(2) == 0, [&] { acc[pl::ellipsis] = pl::zeros_like(acc); });
+//   pl::when(pl::program_id(2) == 0)([&] { ... });
+
+#include <utility>
+
+namespace pallas {
+
+template <class F>
+void when(bool condition, F&& body) {
+  if (condition) std::forward<F>(body)();
+}
+
+struct when_t {
+  bool condition;
+  template <class F>
+  void operator()(F&& body) const {
+    if (condition) std::forward<F>(body)();
+  }
+};
+
+/// The decorator form: `pl::when(cond)([&] { ... })`.
+inline when_t when(bool condition) { return {condition}; }
+
+}  // namespace pallas
+// ---- end pallas/when.hpp ----
+// ---- begin pallas/program_id.hpp ----
+// Where a core is: pl::axis_index<"core">() (which core of the mesh), pl::program_id(a)
+// and pl::num_programs(a) (the grid step a pipeline or pallas_call body is running).
+
+#include <string_view>
+
+// ---- begin pallas/tpu/device.hpp ----
+// The device: one persistent std::jthread per TensorCore, each with its own VMEM and SMEM
+// arenas, created on first use and reused by every launch. A launch wakes the cores, it
+// does not create threads. A core that throws stops the launch: the other cores unwind at
+// their next blocking point, the first exception reaches the caller, and the device stays
+// usable.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+// ---- begin pallas/detail/arena.hpp ----
+// A per-core bump allocator with stack-like release: a core's VMEM or SMEM. Capacity is
+// reserved once per core (pages are committed only when touched) and each launch enforces
+// its chip's limit.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string_view>
+
+
+namespace pallas::detail {
+
+class arena {
+ public:
+  static constexpr std::size_t alignment = 64;
+
+  arena(std::string_view name, std::int64_t reserve_bytes)
+      : name_(name), reserved_(reserve_bytes),
+        base_(static_cast<std::byte*>(::operator new(static_cast<std::size_t>(reserve_bytes),
+                                                     std::align_val_t{alignment}))) {}
+  ~arena() { ::operator delete(base_, std::align_val_t{alignment}); }
+  arena(arena const&) = delete;
+  arena& operator=(arena const&) = delete;
+
+  /// Sets the capacity in force (the chip's) and frees everything.
+  void reset(std::int64_t capacity) noexcept {
+    capacity_ = capacity < reserved_ ? capacity : reserved_;
+    used_ = 0;
+    peak_ = 0;
+  }
+
+  /// `bytes` bytes, 64-byte aligned; throws pallas::error when the capacity is exceeded.
+  std::byte* allocate(std::int64_t bytes, std::string_view what) {
+    std::int64_t const start = (used_ + static_cast<std::int64_t>(alignment) - 1) &
+                               ~static_cast<std::int64_t>(alignment - 1);
+    if (start + bytes > capacity_)
+      fail("pallas::", name_, ": allocating ", bytes, " bytes for ", what, " needs ", start + bytes,
+           " bytes but the core has ", capacity_);
+    used_ = start + bytes;
+    if (used_ > peak_) peak_ = used_;
+    return base_ + start;
+  }
+
+  /// The allocation mark, for stack-like release.
+  std::int64_t mark() const noexcept { return used_; }
+  void release(std::int64_t mark) noexcept { used_ = mark; }
+
+  std::int64_t used() const noexcept { return used_; }
+  std::byte* base() const noexcept { return base_; }
+  std::int64_t peak() const noexcept { return peak_; }
+  std::int64_t capacity() const noexcept { return capacity_; }
+
+ private:
+  std::string_view name_;
+  std::int64_t reserved_;
+  std::int64_t capacity_ = 0;
+  std::int64_t used_ = 0;
+  std::int64_t peak_ = 0;
+  std::byte* base_;
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/arena.hpp ----
+// ---- begin pallas/detail/dma_task.hpp ----
+// One started copy, type-erased: what a DMA engine queue holds. The bytes move when the
+// task runs; then its DMA semaphore is signaled with the copy's byte count.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+
+namespace pallas::detail {
+
+struct dma_task {
+  static constexpr int max_rank = 8;
+
+  std::byte const* src = nullptr;
+  std::byte* dst = nullptr;
+  int rank = 0;
+  std::size_t element_bytes = 0;
+  index_t extents[max_rank]{};
+  index_t src_strides[max_rank]{};  // in elements
+  index_t dst_strides[max_rank]{};
+  std::atomic<std::int32_t>* semaphore = nullptr;  // signaled with `bytes` when done
+  std::int32_t bytes = 0;
+  std::uint64_t id = 0;  // per core, in start order
+
+  /// A task copying src into dst (shapes already checked equal).
+  template <AnyRef Src, AnyRef Dst>
+  static dma_task make(Src const& src_ref, Dst const& dst_ref) {
+    static_assert(Src::rank() <= max_rank, "pallas::copy: DMAs support refs of rank <= 8");
+    using T = typename Src::value_type;
+    dma_task t;
+    t.src = reinterpret_cast<std::byte const*>(src_ref.data());
+    t.dst = reinterpret_cast<std::byte*>(dst_ref.data());
+    t.rank = static_cast<int>(Src::rank());
+    t.element_bytes = sizeof(T);
+    for (int r = 0; r < t.rank; ++r) {
+      t.extents[r] = src_ref.extent(static_cast<std::size_t>(r));
+      t.src_strides[r] = src_ref.stride(static_cast<std::size_t>(r));
+      t.dst_strides[r] = dst_ref.stride(static_cast<std::size_t>(r));
+    }
+    index_t const total = src_ref.size() * static_cast<index_t>(sizeof(T));
+    if (total > INT32_MAX) fail("pallas::copy: a single DMA moves at most 2^31-1 bytes, this one ", total);
+    t.bytes = static_cast<std::int32_t>(total);
+    return t;
+  }
+
+  /// Moves the bytes (without signaling).
+  void move_bytes() const {
+    if (bytes == 0) return;
+    if (rank == 0) {
+      std::memcpy(dst, src, element_bytes);
+      return;
+    }
+    // Merge the trailing dimensions that are contiguous on both sides into one row.
+    int inner = rank - 1;
+    index_t row = extents[inner];
+    bool contiguous_row = src_strides[inner] == 1 && dst_strides[inner] == 1;
+    while (contiguous_row && inner > 0 && src_strides[inner - 1] == row &&
+           dst_strides[inner - 1] == row) {
+      --inner;
+      row *= extents[inner];
+    }
+    index_t ix[max_rank]{};
+    for (;;) {
+      index_t so = 0, doff = 0;
+      for (int d = 0; d < inner; ++d) {
+        so += ix[d] * src_strides[d];
+        doff += ix[d] * dst_strides[d];
+      }
+      std::byte const* s = src + so * static_cast<index_t>(element_bytes);
+      std::byte* o = dst + doff * static_cast<index_t>(element_bytes);
+      if (contiguous_row) {
+        std::memcpy(o, s, static_cast<std::size_t>(row) * element_bytes);
+      } else {
+        index_t const ss = src_strides[inner] * static_cast<index_t>(element_bytes);
+        index_t const ds = dst_strides[inner] * static_cast<index_t>(element_bytes);
+        for (index_t k = 0; k < row; ++k) std::memcpy(o + k * ds, s + k * ss, element_bytes);
+      }
+      int d = inner - 1;
+      for (; d >= 0; --d) {
+        if (++ix[d] < extents[d]) break;
+        ix[d] = 0;
+      }
+      if (d < 0) return;
+    }
+  }
+
+  /// Moves the bytes and signals the semaphore.
+  void run() const {
+    move_bytes();
+    if (semaphore) {
+      semaphore->fetch_add(bytes, std::memory_order_release);
+      semaphore->notify_all();
+    }
+  }
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/dma_task.hpp ----
+// ---- begin pallas/detail/spin_wait.hpp ----
+// Waiting for an atomic to change: spin briefly (a handoff costs ~0.15 us), then park on
+// the futex (a wake costs 10-60 us). Spinning is skipped when there are more runnable
+// threads than CPUs, since the thread being waited for may then have no CPU.
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#  include <immintrin.h>
+#endif
+
+namespace pallas::detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+/// How long a waiter spins before parking.
+inline constexpr std::chrono::microseconds spin_budget{50};
+
+/// Whether `threads` busy threads fit on this machine's CPUs.
+inline bool spinning_pays(int threads) noexcept {
+  static unsigned const cpus = std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<unsigned>(threads) <= cpus;
+}
+
+/// Returns once `value != old`; spins first when `spin` is true.
+template <class T>
+T wait_for_change(std::atomic<T> const& value, T old, bool spin) noexcept {
+  T now = value.load(std::memory_order_acquire);
+  if (now != old) return now;
+  if (spin) {
+    auto const deadline = std::chrono::steady_clock::now() + spin_budget;
+    for (int k = 1;; ++k) {
+      cpu_relax();
+      now = value.load(std::memory_order_acquire);
+      if (now != old) return now;
+      if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+    }
+  }
+  for (;;) {
+    value.wait(old, std::memory_order_acquire);
+    now = value.load(std::memory_order_acquire);
+    if (now != old) return now;
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/spin_wait.hpp ----
+// ---- begin pallas/tpu/chip.hpp ----
+// The TPU generations and their per-TensorCore facts (jax's `pltpu.get_tpu_info()`).
+// The chip in force is v5p unless PALLAS_DEFAULT_CHIP names another
+// (`-DPALLAS_DEFAULT_CHIP=TPU_V5E`); a mesh may choose its own.
+
+#include <cstdint>
+#include <string_view>
+
+namespace pallas::tpu {
+
+enum class ChipVersion { TPU_V4, TPU_V5E, TPU_V5P, TPU_V6E, TPU_7X };
+
+/// Facts of one TensorCore of a chip. Values are per TensorCore, as in jax.
+struct TpuInfo {
+  ChipVersion chip_version;
+  int generation;
+  /// TensorCores a kernel runs on (one JAX device): 2 on the megacore chips v4 and v5p; 1
+  /// elsewhere (each v7x TensorCore is its own device).
+  int num_cores;
+  int num_physical_cores;  ///< TensorCores on the chip
+  int num_lanes;
+  int num_sublanes;
+  int mxu_column_size;
+  int num_mxus;
+  std::int64_t vmem_capacity_bytes;
+  std::int64_t smem_capacity_bytes;
+  std::int64_t cmem_capacity_bytes;
+  std::int64_t hbm_capacity_bytes;
+  double mem_bw_bytes_per_second;
+  double bf16_ops_per_second;
+  std::string_view device_kind;
+
+  constexpr bool is_megacore() const noexcept { return num_cores > 1; }
+  constexpr bool is_lite() const noexcept {
+    return chip_version == ChipVersion::TPU_V5E || chip_version == ChipVersion::TPU_V6E;
+  }
+  constexpr bool is_split_chip() const noexcept { return num_physical_cores > num_cores; }
+};
+
+namespace detail {
+inline constexpr std::int64_t mib = 1024 * 1024;
+}
+
+/// The facts of a chip generation.
+constexpr TpuInfo get_tpu_info_for_chip(ChipVersion chip) noexcept {
+  using detail::mib;
+  switch (chip) {
+    case ChipVersion::TPU_V4:
+      return {chip, 4, 2, 2, 128, 8, 128, 4, 16 * mib, 1 * mib, 67'000'000, 17'200'000'000,
+              615e9, 137.5e12, "TPU v4"};
+    case ChipVersion::TPU_V5E:
+      return {chip, 5, 1, 1, 128, 8, 128, 4, 128 * mib, 1 * mib, 0, 17'200'000'000,
+              820e9, 197e12, "TPU v5 lite"};
+    case ChipVersion::TPU_V5P:
+      return {chip, 5, 2, 2, 128, 8, 128, 4, 64 * mib, 1 * mib, 0, 51'500'000'000,
+              1.23e12, 229.5e12, "TPU v5"};
+    case ChipVersion::TPU_V6E:
+      return {chip, 6, 1, 1, 128, 8, 256, 2, 128 * mib, 1 * mib, 0, 34'400'000'000,
+              1.64e12, 920e12, "TPU v6 lite"};
+    case ChipVersion::TPU_7X:
+      return {chip, 7, 1, 2, 128, 8, 256, 2, 64 * mib, 1 * mib, 0, 103'000'000'000,
+              3.7e12, 1.155e15, "TPU7x"};
+  }
+  return get_tpu_info_for_chip(ChipVersion::TPU_V5P);
+}
+
+#ifndef PALLAS_DEFAULT_CHIP
+#  define PALLAS_DEFAULT_CHIP TPU_V5P
+#endif
+
+/// The chip in force for meshes that don't name one.
+inline constexpr ChipVersion default_chip = ChipVersion::PALLAS_DEFAULT_CHIP;
+
+/// The facts of the chip in force; usable in constant expressions:
+/// `constexpr auto info = pltpu::get_tpu_info(); pl::ShapeDtypeStruct<float, 128 * info.num_cores>`.
+constexpr TpuInfo get_tpu_info() noexcept { return get_tpu_info_for_chip(default_chip); }
+
+/// The largest VMEM of any generation: what a core's arena reserves.
+inline constexpr std::int64_t max_vmem_capacity_bytes = 128 * detail::mib;
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/chip.hpp ----
+
+namespace pallas::detail {
+
+/// Thrown inside a core when another core failed: it unwinds the core without being
+/// reported (the first real exception is what the caller sees).
+struct launch_aborted {};
+
+struct core_state;
+
+/// What every core of one launch shares.
+struct launch_state {
+  int num_cores = 1;
+  core_state* const* cores = nullptr;  ///< every core of the launch, by index
+  std::atomic<int> arrived{0};         ///< for start_barrier
+  std::string_view axis_name;
+  std::atomic<bool> aborted{false};
+  std::mutex error_mutex;
+  std::exception_ptr first_error;
+
+  /// Records the first failure and tells every core to stop.
+  void fail_with(std::exception_ptr e) {
+    {
+      std::lock_guard lock(error_mutex);
+      if (!first_error) first_error = std::move(e);
+    }
+    aborted.store(true, std::memory_order_release);
+  }
+
+  /// Unwinds the calling core if the launch was stopped; called at blocking points.
+  void check_aborted() const {
+    if (aborted.load(std::memory_order_acquire)) throw launch_aborted{};
+  }
+
+  /// Every core waits here once, after allocating its scratch and before its body runs, so
+  /// that no core signals a semaphore another core has not yet allocated.
+  void start_barrier() {
+    arrived.fetch_add(1, std::memory_order_acq_rel);
+    // A failing core never arrives, so poll the abort flag instead of parking.
+    for (int k = 0; arrived.load(std::memory_order_acquire) < num_cores; ++k) {
+      check_aborted();
+      if (k < 4096 && spinning_pays(num_cores))
+        cpu_relax();
+      else if (k < 8192)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
+};
+
+/// The program ids of the grid step a core is running (pushed by pipelines).
+struct grid_frame {
+  static constexpr int max_rank = 8;
+  int rank = 0;
+  index_t program_id[max_rank]{};
+  index_t num_programs[max_rank]{};
+  grid_frame const* outer = nullptr;
+};
+
+/// One TensorCore: its memories and what it is running.
+struct core_state {
+  explicit core_state(int index)
+      : index(index), vmem("VMEM", tpu::max_vmem_capacity_bytes), smem("SMEM", 1 << 20),
+        semaphores("SEMAPHORE", semaphore_arena_bytes) {}
+
+  static constexpr std::int64_t semaphore_arena_bytes = 1 << 18;
+
+  int index;
+  arena vmem;
+  arena smem;
+  arena semaphores;  ///< same layout on every core: a semaphore has one id on all cores
+  launch_state* launch = nullptr;
+  grid_frame const* grid = nullptr;
+  std::vector<dma_task> dma_queue;  ///< copies started and not yet moved (dma.hpp)
+};
+
+/// The core the calling thread is, or nullptr outside kernels.
+inline thread_local core_state* current_core = nullptr;
+
+/// The current core; throws when called outside a kernel.
+inline core_state& this_core(std::string_view what) {
+  if (!current_core) fail("pallas::", what, ": called outside a kernel");
+  return *current_core;
+}
+
+/// Names the core in error messages raised while it runs.
+class core_error_context final : public error_context {
+ public:
+  explicit core_error_context(int core) : core_(core) {}
+  void describe(std::ostream& out) const override { out << "core " << core_; }
+
+ private:
+  int core_;
+};
+
+class device {
+ public:
+  /// The process-wide device: started on first use, shut down at exit.
+  static device& instance() {
+    static device d;
+    return d;
+  }
+
+  device() = default;
+  device(device const&) = delete;
+  device& operator=(device const&) = delete;
+  ~device() {
+    for (auto& w : workers_) w->thread.request_stop();
+    for (auto& w : workers_) {
+      w->epoch.fetch_add(1, std::memory_order_release);
+      w->epoch.notify_one();
+    }
+    workers_.clear();  // joins
+  }
+
+  /// Runs `job(core)` on cores 0..num_cores-1 with per-core VMEM/SMEM limits of `chip`,
+  /// and returns when every core is done. Rethrows the first exception a core threw.
+  template <class Job>
+  void launch(int num_cores, tpu::TpuInfo const& chip, std::string_view axis_name, Job&& job) {
+    if (current_core)
+      fail("pallas::kernel: a kernel cannot be launched from inside a kernel (core ",
+           current_core->index, ")");
+    if (num_cores < 1) fail("pallas::kernel: a mesh needs at least one core, got ", num_cores);
+    std::lock_guard serial(launch_mutex_);  // one launch at a time per device
+    grow(num_cores);
+
+    launch_state state;
+    state.num_cores = num_cores;
+    core_states_.resize(static_cast<std::size_t>(num_cores));
+    for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)] = &workers_[static_cast<std::size_t>(c)]->core;
+    state.cores = core_states_.data();
+    state.axis_name = axis_name;
+    auto run = [&](core_state& core) {
+      core.vmem.reset(chip.vmem_capacity_bytes);
+      core.smem.reset(chip.smem_capacity_bytes);
+      core.semaphores.reset(core_state::semaphore_arena_bytes);
+      core.dma_queue.clear();
+      core.launch = &state;
+      core.grid = nullptr;
+      current_core = &core;
+      core_error_context where(core.index);
+      scoped_error_context push(where);
+      try {
+        job(core.index);
+      } catch (launch_aborted const&) {
+      } catch (...) {
+        state.fail_with(std::current_exception());
+      }
+      current_core = nullptr;
+      core.launch = nullptr;
+    };
+    job_ = std::function<void(core_state&)>(std::ref(run));
+    spin_.store(spinning_pays(num_cores + 1), std::memory_order_relaxed);
+    pending_.store(num_cores, std::memory_order_relaxed);
+    for (int c = 0; c < num_cores; ++c) {
+      workers_[c]->epoch.fetch_add(1, std::memory_order_release);
+      workers_[c]->epoch.notify_one();
+    }
+    for (int left = num_cores; left != 0;) left = wait_for_change(pending_, left, spin_.load(std::memory_order_relaxed));
+    job_ = nullptr;
+    if (state.first_error) std::rethrow_exception(state.first_error);
+  }
+
+  /// Cores started so far.
+  int num_threads() const noexcept { return static_cast<int>(workers_.size()); }
+
+ private:
+  struct worker {
+    explicit worker(int index) : core(index) {}
+    core_state core;
+    std::atomic<std::uint32_t> epoch{0};
+    std::jthread thread;
+  };
+
+  void grow(int num_cores) {
+    while (static_cast<int>(workers_.size()) < num_cores) {
+      auto w = std::make_unique<worker>(static_cast<int>(workers_.size()));
+      worker* self = w.get();
+      w->thread = std::jthread([this, self](std::stop_token stop) { serve(stop, *self); });
+      workers_.push_back(std::move(w));
+    }
+  }
+
+  void serve(std::stop_token const& stop, worker& self) {
+    std::uint32_t seen = 0;
+    for (;;) {
+      seen = wait_for_change(self.epoch, seen, spin_.load(std::memory_order_relaxed));
+      if (stop.stop_requested()) return;
+      job_(self.core);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    }
+  }
+
+  std::mutex launch_mutex_;
+  std::vector<std::unique_ptr<worker>> workers_;
+  std::vector<core_state*> core_states_;
+  std::function<void(core_state&)> job_;
+  std::atomic<int> pending_{0};
+  std::atomic<bool> spin_{true};
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/tpu/device.hpp ----
+
+namespace pallas {
+
+/// `jax.lax.axis_index(name)`: this core's index along the mesh axis `Name`.
+template <fixed_string Name>
+index_t axis_index() {
+  auto& core = detail::this_core("axis_index");
+  if (core.launch->axis_name != Name.view())
+    detail::fail("pallas::axis_index: the mesh has no axis named '", Name.view(), "' (its axis is '",
+                 core.launch->axis_name, "')");
+  return core.index;
+}
+
+/// `jax.lax.axis_size(name)`: the number of cores along the mesh axis `Name`.
+template <fixed_string Name>
+index_t axis_size() {
+  auto& core = detail::this_core("axis_size");
+  if (core.launch->axis_name != Name.view())
+    detail::fail("pallas::axis_size: the mesh has no axis named '", Name.view(), "' (its axis is '",
+                 core.launch->axis_name, "')");
+  return core.launch->num_cores;
+}
+
+namespace detail {
+inline grid_frame const& current_grid(char const* who, int axis) {
+  auto& core = this_core(who);
+  if (!core.grid) fail("pallas::", who, ": no grid here (call it inside a pipeline or pallas_call body)");
+  if (axis < 0 || axis >= core.grid->rank)
+    fail("pallas::", who, ": axis ", axis, " is out of range for a grid of rank ", core.grid->rank);
+  return *core.grid;
+}
+}  // namespace detail
+
+/// `pl.program_id(axis)`: the global grid coordinate of the running step.
+inline index_t program_id(int axis) { return detail::current_grid("program_id", axis).program_id[axis]; }
+
+/// `pl.num_programs(axis)`: the grid's extent along `axis`.
+inline index_t num_programs(int axis) {
+  return detail::current_grid("num_programs", axis).num_programs[axis];
+}
+
+}  // namespace pallas
+// ---- end pallas/program_id.hpp ----
+// ---- begin pallas/kernel.hpp ----
+// pl::kernel: run a body once on every TensorCore of a mesh (`@pl.kernel(...)`).
+//
+//   auto fill_42 = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 128>>,
+//                             pl::mesh<pltpu::TensorCoreMesh<"core">>,
+//                             pl::scratch_types<pltpu::VMEM<float, 128>>)(
+//       [](auto o_ref, auto o_vmem) { ... });
+//   pl::Array<float, 128> result = fill_42();
+//
+// The options may come in any order. The body receives one HBM ref per input and output,
+// then one ref per scratch buffer, allocated per core. Several outputs come back as a
+// std::tuple of Arrays.
+
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+// ---- begin pallas/tpu/mesh.hpp ----
+// pltpu::TensorCoreMesh<"core">: the TensorCores of one device as a 1-D mesh.
+
+#include <string_view>
+#include <type_traits>
+
+
+namespace pallas::tpu {
+
+/// `pltpu.TensorCoreMesh(axis_name, num_cores)`. NumCores = 0 takes the chip's count;
+/// Chip defaults to the chip in force (PALLAS_DEFAULT_CHIP, v5p).
+template <fixed_string AxisName, int NumCores = 0, ChipVersion Chip = default_chip>
+struct TensorCoreMesh {
+  static_assert(NumCores >= 0, "pallas::TensorCoreMesh: the core count must be >= 1 (0 takes the chip's)");
+  static constexpr TpuInfo info = get_tpu_info_for_chip(Chip);
+  static constexpr int num_cores = NumCores > 0 ? NumCores : info.num_cores;
+  static constexpr std::string_view axis_name = AxisName.view();
+  static constexpr ChipVersion chip = Chip;
+};
+
+namespace detail {
+template <class T>
+struct is_tensor_core_mesh : std::false_type {};
+template <fixed_string A, int N, ChipVersion C>
+struct is_tensor_core_mesh<TensorCoreMesh<A, N, C>> : std::true_type {};
+}  // namespace detail
+
+template <class T>
+concept Mesh = detail::is_tensor_core_mesh<std::remove_cvref_t<T>>::value;
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/mesh.hpp ----
+// ---- begin pallas/tpu/scratch.hpp ----
+// Scratch buffer types: `pltpu::VMEM<float, 128>` is `pltpu.VMEM((128,), jnp.float32)`,
+// `pltpu::SMEM<std::int32_t, 8>` is `pltpu.SMEM((8,), jnp.int32)`. A launch allocates one
+// per core from that core's arena; in checked mode the contents start poisoned (NaN for
+// floats, the lowest value for integers, true for bool).
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+
+namespace pallas::tpu {
+
+namespace detail {
+
+template <class T, memory_space Space, index_t... Dims>
+struct buffer_type {
+  static_assert(Dtype<T>, "pallas::scratch: the element type must be a pallas dtype");
+  static_assert(((Dims != dyn) && ...), "pallas::scratch: scratch shapes must be static");
+  static_assert(((Dims > 0) && ...), "pallas::scratch: every scratch extent must be > 0");
+
+  using dtype = T;
+  using shape_type = shape<Dims...>;
+  using ref_type = Ref<T, shape_type, Space>;
+  static constexpr memory_space space = Space;
+  static constexpr std::int64_t bytes = static_cast<std::int64_t>(sizeof(T)) * (index_t{1} * ... * Dims);
+  static constexpr std::int64_t vmem_bytes = Space == memory_space::vmem ? bytes : 0;
+  static constexpr std::int64_t smem_bytes = Space == memory_space::smem ? bytes : 0;
+
+  /// A fresh buffer in the calling core's memory.
+  static ref_type allocate(pallas::detail::core_state& core) {
+    auto& arena = Space == memory_space::vmem ? core.vmem : core.smem;
+    T* p = reinterpret_cast<T*>(arena.allocate(bytes, "a scratch buffer"));
+    std::fill_n(p, bytes / static_cast<std::int64_t>(sizeof(T)),
+                checked_mode ? dtype_traits<T>::poison() : T{});
+    return ref_type(p, shape_type{});
+  }
+};
+
+}  // namespace detail
+
+/// A VMEM scratch buffer of static shape.
+template <class T, index_t... Dims>
+struct VMEM : detail::buffer_type<T, memory_space::vmem, Dims...> {};
+
+/// An SMEM scratch buffer of static shape (scalar loads and stores only).
+template <class T, index_t... Dims>
+struct SMEM : detail::buffer_type<T, memory_space::smem, Dims...> {};
+
+}  // namespace pallas::tpu
+
+namespace pallas {
+
+/// A type that kernels can allocate per core: it has `allocate(core_state&)`.
+template <class T>
+concept ScratchType = requires(detail::core_state& core) {
+  { T::allocate(core) };
+  { T::vmem_bytes } -> std::convertible_to<std::int64_t>;
+  { T::smem_bytes } -> std::convertible_to<std::int64_t>;
+};
+
+}  // namespace pallas
+// ---- end pallas/tpu/scratch.hpp ----
+
+namespace pallas {
+
+/// The outputs' shapes and dtypes: `pl::out_type<pl::ShapeDtypeStruct<float, 128>>`. A
+/// ShapeDtypeStruct value (`pl::like(x)`) may be passed to pl::kernel directly instead.
+template <ShapeDtype... Outs>
+struct out_type_t {
+  std::tuple<Outs...> values;
+};
+template <ShapeDtype... Outs>
+inline constexpr out_type_t<Outs...> out_type{};
+
+/// The mesh: `pl::mesh<pltpu::TensorCoreMesh<"core">>`.
+template <tpu::Mesh M>
+struct mesh_t {
+  using type = M;
+};
+template <tpu::Mesh M>
+inline constexpr mesh_t<M> mesh{};
+
+/// Per-core scratch buffers: `pl::scratch_types<pltpu::VMEM<float, 128>>`.
+template <ScratchType... S>
+struct scratch_types_t {};
+template <ScratchType... S>
+inline constexpr scratch_types_t<S...> scratch_types{};
+
+namespace detail {
+
+namespace mp = boost::mp11;
+
+template <class T>
+struct is_out_type : std::false_type {};
+template <class... O>
+struct is_out_type<out_type_t<O...>> : std::true_type {};
+template <class T>
+struct is_mesh_option : std::bool_constant<tpu::Mesh<T>> {};
+template <class M>
+struct is_mesh_option<mesh_t<M>> : std::true_type {};
+template <class T>
+struct is_scratch_option : std::false_type {};
+template <class... S>
+struct is_scratch_option<scratch_types_t<S...>> : std::true_type {};
+
+template <class T>
+struct mesh_of {
+  using type = T;
+};
+template <class M>
+struct mesh_of<mesh_t<M>> {
+  using type = M;
+};
+
+template <class T>
+using is_kernel_option = std::bool_constant<ShapeDtype<T> || is_out_type<T>::value ||
+                                            is_mesh_option<T>::value || is_scratch_option<T>::value>;
+
+// The outputs named by one option, as a tuple of ShapeDtypeStructs.
+template <class O>
+constexpr auto outputs_of(O const& option) {
+  if constexpr (ShapeDtype<O>)
+    return std::tuple{option};
+  else if constexpr (is_out_type<O>::value)
+    return option.values;
+  else
+    return std::tuple<>{};
+}
+
+/// The number of parameters of a non-generic callable, or -1 when it is generic.
+template <class F, class = void>
+struct callable_arity : std::integral_constant<int, -1> {};
+template <class R, class... A>
+struct callable_arity<R (*)(A...)> : std::integral_constant<int, sizeof...(A)> {};
+template <class R, class... A>
+struct callable_arity<R(A...)> : std::integral_constant<int, sizeof...(A)> {};
+template <class M>
+struct call_operator_arity;
+template <class C, class R, class... A>
+struct call_operator_arity<R (C::*)(A...)> : std::integral_constant<int, sizeof...(A)> {};
+template <class C, class R, class... A>
+struct call_operator_arity<R (C::*)(A...) const> : std::integral_constant<int, sizeof...(A)> {};
+template <class C, class R, class... A>
+struct call_operator_arity<R (C::*)(A...) noexcept> : std::integral_constant<int, sizeof...(A)> {};
+template <class C, class R, class... A>
+struct call_operator_arity<R (C::*)(A...) const noexcept> : std::integral_constant<int, sizeof...(A)> {};
+template <class F>
+struct callable_arity<F, std::void_t<decltype(&F::operator())>>
+    : call_operator_arity<decltype(&F::operator())> {};
+
+template <class F, class Tuple>
+struct invocable_with_tuple;
+template <class F, class... A>
+struct invocable_with_tuple<F, std::tuple<A...>> : std::is_invocable<F, A...> {};
+
+/// Fills an output with the poison value so that elements a kernel never writes show up.
+template <class T, index_t... D>
+void poison(Array<T, D...>& a) {
+  if constexpr (checked_mode) std::fill(a.begin(), a.end(), dtype_traits<T>::poison());
+}
+
+template <class S>
+inline constexpr bool is_semaphore_scratch = requires { S::is_semaphore; };
+
+/// The end of a core's body: copies still queued move now; in checked mode a copy that was
+/// started and never waited is an error.
+inline void finish_core(core_state& core) {
+  std::size_t const unwaited = core.dma_queue.size();
+  for (auto const& task : core.dma_queue) task.run();
+  core.dma_queue.clear();
+  if (checked_mode && unwaited != 0)
+    fail("pallas::kernel: ", unwaited, " copies were started and never waited");
+}
+
+template <class T>
+struct is_array : std::false_type {};
+template <class T, index_t... D>
+struct is_array<Array<T, D...>> : std::true_type {};
+
+}  // namespace detail
+
+/// A pl::Array type.
+template <class T>
+concept AnyArray = detail::is_array<std::remove_cvref_t<T>>::value;
+
+/// The callable pl::kernel(...)(body) returns: call it with the input Arrays.
+template <class Body, class Mesh, class Outs, class... Scratch>
+class kernel_fn {
+ public:
+  kernel_fn(Body body, Outs outs) : body_(std::move(body)), outs_(std::move(outs)) {}
+
+  template <AnyArray... Inputs>
+  auto operator()(Inputs const&... inputs) const {
+    constexpr int num_outputs = static_cast<int>(std::tuple_size_v<Outs>);
+    constexpr int expected = static_cast<int>(sizeof...(Inputs)) + num_outputs +
+                             static_cast<int>(sizeof...(Scratch));
+    constexpr int arity = detail::callable_arity<Body>::value;
+    static_assert(arity == -1 || arity == expected,
+                  "pallas::kernel: the body must take one parameter per input, output and "
+                  "scratch buffer (body parameters == inputs + outputs + scratch)");
+    constexpr std::int64_t vmem_asked = (std::int64_t{0} + ... + Scratch::vmem_bytes);
+    constexpr std::int64_t smem_asked = (std::int64_t{0} + ... + Scratch::smem_bytes);
+    static_assert(vmem_asked <= Mesh::info.vmem_capacity_bytes,
+                  "pallas::kernel: the VMEM scratch exceeds the chip's VMEM (bytes asked <= "
+                  "bytes available per core)");
+    static_assert(smem_asked <= Mesh::info.smem_capacity_bytes,
+                  "pallas::kernel: the SMEM scratch exceeds the chip's SMEM (bytes asked <= "
+                  "bytes available per core)");
+
+    auto outputs = std::apply([](auto const&... o) { return std::tuple{o.make_array()...}; }, outs_);
+    std::apply([](auto&... o) { (detail::poison(o), ...); }, outputs);
+    auto out_refs = std::apply([](auto const&... o) { return std::tuple{o.ref()...}; }, outputs);
+    auto in_refs = std::tuple{inputs.ref()...};
+    using args_tuple = decltype(std::tuple_cat(in_refs, out_refs, std::tuple<typename Scratch::ref_type...>{}));
+    constexpr bool callable = detail::invocable_with_tuple<Body const&, args_tuple>::value;
+    static_assert(arity != -1 || callable,
+                  "pallas::kernel: the body cannot be called with one ref per input, output and "
+                  "scratch buffer, in that order");
+    if constexpr (arity == expected || (arity == -1 && callable)) {
+      detail::device::instance().launch(
+          Mesh::num_cores, Mesh::info, Mesh::axis_name, [&](int /*core*/) {
+            auto& core = *detail::current_core;
+            std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
+            if constexpr ((detail::is_semaphore_scratch<Scratch> || ...)) core.launch->start_barrier();
+            std::apply(body_, std::tuple_cat(in_refs, out_refs, scratch));
+            detail::finish_core(core);
+          });
+    }
+    if constexpr (num_outputs == 1)
+      return std::move(std::get<0>(outputs));
+    else
+      return outputs;
+  }
+
+ private:
+  Body body_;
+  Outs outs_;
+};
+
+template <class Mesh, class Outs, class... Scratch>
+struct kernel_builder {
+  Outs outs;
+  template <class Body>
+  auto operator()(Body body) const {
+    return kernel_fn<Body, Mesh, Outs, Scratch...>(std::move(body), outs);
+  }
+};
+
+namespace detail {
+template <class Mesh, class Outs, class ScratchOption>
+struct builder_for;
+template <class Mesh, class Outs, class... S>
+struct builder_for<Mesh, Outs, scratch_types_t<S...>> {
+  using type = kernel_builder<Mesh, Outs, S...>;
+};
+}  // namespace detail
+
+/// `pl.kernel(out_type=..., mesh=..., scratch_types=...)`: returns a builder to call with
+/// the body.
+template <class... Options>
+constexpr auto kernel(Options const&... options) {
+  namespace mp = boost::mp11;
+  using list = mp::mp_list<Options...>;
+  static_assert(mp::mp_all_of<list, detail::is_kernel_option>::value,
+                "pallas::kernel: options are pl::out_type<...> or ShapeDtypeStruct values, "
+                "pl::mesh<...> and pl::scratch_types<...>");
+  using meshes = mp::mp_copy_if<list, detail::is_mesh_option>;
+  using scratches = mp::mp_copy_if<list, detail::is_scratch_option>;
+  static_assert(mp::mp_size<meshes>::value == 1,
+                "pallas::kernel: exactly one mesh is needed: pl::mesh<pltpu::TensorCoreMesh<\"core\">>");
+  static_assert(mp::mp_size<scratches>::value <= 1, "pallas::kernel: at most one pl::scratch_types<...>");
+  if constexpr (mp::mp_size<meshes>::value == 1 && mp::mp_size<scratches>::value <= 1) {
+    using mesh_type = typename detail::mesh_of<mp::mp_front<meshes>>::type;
+    using scratch_option = mp::mp_eval_if_c<mp::mp_empty<scratches>::value, scratch_types_t<>,
+                                            mp::mp_front, scratches>;
+    auto outs = std::tuple_cat(detail::outputs_of(options)...);
+    using builder = typename detail::builder_for<mesh_type, decltype(outs), scratch_option>::type;
+    return builder{outs};
+  }
+}
+
+}  // namespace pallas
+// ---- end pallas/kernel.hpp ----
+// ---- begin pallas/tpu/semaphore.hpp ----
+// Semaphores: counters a core waits on. REGULAR ones are signaled by cores (possibly
+// another core's: `core_index`), DMA ones by copies (they count bytes), BARRIER ones by
+// barriers. Scratch types: `pltpu::SemaphoreType::DMA<>` (one) and
+// `pltpu::SemaphoreType::DMA<2>` (an array; pick one with `.at(i)`).
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <new>
+#include <thread>
+#include <type_traits>
+
+
+namespace pallas::tpu {
+
+enum class semaphore_kind { regular, dma, barrier };
+
+/// One semaphore. Its count is int32, as on hardware.
+template <semaphore_kind Kind>
+struct semaphore {
+  static constexpr semaphore_kind kind = Kind;
+  std::atomic<std::int32_t> count{0};
+};
+
+namespace detail {
+
+template <semaphore_kind Kind, index_t... Dims>
+struct semaphore_buffer {
+  static_assert(((Dims > 0) && ...), "pallas::SemaphoreType: every extent must be > 0");
+  using shape_type = shape<Dims...>;
+  using ref_type = Ref<semaphore<Kind>, shape_type, memory_space::semaphore>;
+  static constexpr memory_space space = memory_space::semaphore;
+  static constexpr std::int64_t vmem_bytes = 0;
+  static constexpr std::int64_t smem_bytes = 0;
+  static constexpr bool is_semaphore = true;
+  static constexpr index_t count = (index_t{1} * ... * Dims);
+
+  /// Fresh zeroed semaphores. Every core allocates in the same order, so a semaphore has
+  /// the same offset, its id, on every core.
+  static ref_type allocate(pallas::detail::core_state& core) {
+    std::byte* p = core.semaphores.allocate(count * static_cast<std::int64_t>(sizeof(semaphore<Kind>)),
+                                            "semaphores");
+    auto* first = new (p) semaphore<Kind>[static_cast<std::size_t>(count)];
+    return ref_type(first, shape_type{});
+  }
+};
+
+}  // namespace detail
+
+/// `pltpu.SemaphoreType`: `SemaphoreType::REGULAR<>`, `SemaphoreType::DMA<4>`, ...
+struct SemaphoreType {
+  template <index_t... Dims>
+  using REGULAR = detail::semaphore_buffer<semaphore_kind::regular, Dims...>;
+  template <index_t... Dims>
+  using DMA = detail::semaphore_buffer<semaphore_kind::dma, Dims...>;
+  template <index_t... Dims>
+  using BARRIER = detail::semaphore_buffer<semaphore_kind::barrier, Dims...>;
+};
+
+}  // namespace pallas::tpu
+
+namespace pallas {
+
+namespace detail {
+
+template <class T>
+struct is_semaphore_ref : std::false_type {};
+template <tpu::semaphore_kind K, class Sh, class St>
+struct is_semaphore_ref<Ref<tpu::semaphore<K>, Sh, memory_space::semaphore, St>> : std::true_type {};
+
+/// The same semaphore (same id) on core `core_index` of the launch.
+template <tpu::semaphore_kind K>
+tpu::semaphore<K>* semaphore_on_core(core_state& me, tpu::semaphore<K>* mine, index_t core_index) {
+  if (core_index < 0 || core_index >= me.launch->num_cores)
+    fail<index_error>("pallas::semaphore_signal: core_index ", core_index, " is out of range for ",
+                      me.launch->num_cores, " cores");
+  auto const offset = reinterpret_cast<std::byte*>(mine) - me.semaphores.base();
+  core_state& other = *me.launch->cores[core_index];
+  return std::launder(reinterpret_cast<tpu::semaphore<K>*>(other.semaphores.base() + offset));
+}
+
+/// Runs the calling core's oldest queued copy that signals `cell`; false if there is none.
+inline bool run_queued_copy_for(core_state& core, std::atomic<std::int32_t>* cell) {
+  auto& q = core.dma_queue;
+  for (std::size_t k = 0; k < q.size(); ++k) {
+    if (q[k].semaphore == cell) {
+      dma_task const task = q[k];
+      q.erase(q.begin() + static_cast<std::ptrdiff_t>(k));
+      task.run();
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Blocks until `cell` holds at least `value`, then subtracts it. Runs the core's own
+/// queued copies that signal it first; polls the launch's abort flag while blocked.
+inline void wait_on_semaphore(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value,
+                              char const* who) {
+  if (value < 0) fail("pallas::", who, ": cannot wait for a negative value ", value);
+  bool const spin = spinning_pays(core.launch->num_cores);
+  for (int k = 0;; ++k) {
+    std::int32_t cur = cell.load(std::memory_order_acquire);
+    if (cur >= value) {
+      if (cell.compare_exchange_weak(cur, cur - value, std::memory_order_acq_rel)) return;
+      continue;
+    }
+    if (run_queued_copy_for(core, &cell)) {
+      k = 0;
+      continue;
+    }
+    core.launch->check_aborted();
+    if (k < 2048 && spin)
+      cpu_relax();
+    else if (k < 4096)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(k < 8192 ? 10 : 100));
+  }
+}
+
+}  // namespace detail
+
+/// A semaphore ref (any kind, any shape).
+template <class T>
+concept SemaphoreRef = detail::is_semaphore_ref<std::remove_cvref_t<T>>::value;
+
+/// `pl.semaphore_signal(sem, inc, core_index=...)`: adds `inc` to the semaphore, on this
+/// core or, with core_index >= 0, on that core.
+template <SemaphoreRef S>
+void semaphore_signal(S const& sem, index_t inc = 1, index_t core_index = -1) {
+  static_assert(S::rank() == 0, "pallas::semaphore_signal: the semaphore must be ()-shaped; pick one with .at(i)");
+  auto& core = detail::this_core("semaphore_signal");
+  core.launch->check_aborted();
+  auto* target = core_index < 0 ? sem.data() : detail::semaphore_on_core(core, sem.data(), core_index);
+  if (inc < 0 || inc > INT32_MAX) detail::fail("pallas::semaphore_signal: increment ", inc, " is not a non-negative int32");
+  target->count.fetch_add(static_cast<std::int32_t>(inc), std::memory_order_acq_rel);
+}
+
+/// `pl.semaphore_wait(sem, value)`: blocks until the count is >= value, then subtracts it.
+template <SemaphoreRef S>
+void semaphore_wait(S const& sem, index_t value = 1) {
+  static_assert(S::rank() == 0, "pallas::semaphore_wait: the semaphore must be ()-shaped; pick one with .at(i)");
+  auto& core = detail::this_core("semaphore_wait");
+  detail::wait_on_semaphore(core, sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait");
+}
+
+/// `pl.semaphore_read(sem)`: the current count.
+template <SemaphoreRef S>
+std::int32_t semaphore_read(S const& sem) {
+  static_assert(S::rank() == 0, "pallas::semaphore_read: the semaphore must be ()-shaped; pick one with .at(i)");
+  return sem.data()->count.load(std::memory_order_acquire);
+}
+
+}  // namespace pallas
+// ---- end pallas/tpu/semaphore.hpp ----
+// ---- begin pallas/tpu/sync_copy.hpp ----
+// pltpu::sync_copy(src, dst): a blocking DMA between refs in any memory spaces (HBM, VMEM,
+// SMEM) and their `.at(...)` views. Shapes and dtypes must agree: statically where the
+// types know them, at run time otherwise.
+
+#include <type_traits>
+
+// ---- begin pallas/detail/copy_elements.hpp ----
+// Element copies between strided refs: the data movement behind every DMA. Rows whose
+// last dimension is contiguous on both sides move with memcpy; contiguous refs move in one.
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <type_traits>
+
+
+namespace pallas::detail {
+
+/// Copies every element of src into dst; the shapes must already agree.
+template <AnyRef Src, AnyRef Dst>
+void copy_elements(Src const& src, Dst const& dst) {
+  using T = typename Src::value_type;
+  constexpr std::size_t rank = Src::rank();
+  if (src.size() == 0) return;
+  if constexpr (rank == 0) {
+    *dst.data() = *src.data();
+  } else {
+    if (src.is_contiguous() && dst.is_contiguous()) {
+      std::memcpy(dst.data(), src.data(), static_cast<std::size_t>(src.size()) * sizeof(T));
+      return;
+    }
+    index_t const row = src.extent(rank - 1);
+    bool const rows_contiguous = src.stride(rank - 1) == 1 && dst.stride(rank - 1) == 1;
+    std::array<index_t, rank> ix{};
+    index_t const rows = src.size() / row;
+    for (index_t r = 0; r < rows; ++r) {
+      index_t so = 0, doff = 0;
+      for (std::size_t d = 0; d + 1 < rank; ++d) {
+        so += ix[d] * src.stride(d);
+        doff += ix[d] * dst.stride(d);
+      }
+      T const* s = src.data() + so;
+      T* o = dst.data() + doff;
+      if (rows_contiguous) {
+        std::memcpy(o, s, static_cast<std::size_t>(row) * sizeof(T));
+      } else {
+        index_t const ss = src.stride(rank - 1), ds = dst.stride(rank - 1);
+        for (index_t k = 0; k < row; ++k) o[k * ds] = s[k * ss];
+      }
+      for (std::size_t d = rank - 1; d-- > 0;) {  // next row, last index fastest
+        if (++ix[d] < src.extent(d)) break;
+        ix[d] = 0;
+      }
+    }
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/copy_elements.hpp ----
+
+namespace pallas {
+
+namespace detail {
+
+template <class A, class B>
+constexpr bool static_extents_agree() {
+  if constexpr (A::rank() != B::rank()) {
+    return false;
+  } else {
+    for (std::size_t r = 0; r < A::rank(); ++r)
+      if (A::static_extent(r) != dyn && B::static_extent(r) != dyn &&
+          A::static_extent(r) != B::static_extent(r))
+        return false;
+    return true;
+  }
+}
+
+/// Holds when the copy's two shapes (both named in the compiler's note) agree statically.
+template <class SrcShape, class DstShape>
+struct copy_shapes_agree : std::bool_constant<static_extents_agree<SrcShape, DstShape>()> {};
+
+/// The compile-time rules of every copy (sync_copy and async copies), gated so that one
+/// mistake yields one error. Returns whether they hold.
+template <class Src, class Dst>
+constexpr bool check_copy_types(char const* /*who*/) {
+  static_assert(AnyRef<Src> && AnyRef<Dst>, "pallas::copy: source and destination must be pl::Ref views");
+  if constexpr (AnyRef<Src> && AnyRef<Dst>) {
+    static_assert(Src::space != memory_space::semaphore && Dst::space != memory_space::semaphore,
+                  "pallas::copy: semaphores cannot be copied");
+    static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
+                  "pallas::copy: source and destination must have the same dtype");
+    if constexpr (std::is_same_v<typename Src::value_type, typename Dst::value_type>) {
+      static_assert(Src::rank() == Dst::rank(),
+                    "pallas::copy: source and destination must have the same rank");
+      if constexpr (Src::rank() == Dst::rank()) {
+        static_assert(copy_shapes_agree<typename Src::shape_type, typename Dst::shape_type>::value,
+                      "pallas::copy: source and destination must have the same shape");
+        return copy_shapes_agree<typename Src::shape_type, typename Dst::shape_type>::value;
+      }
+    }
+  }
+  return false;
+}
+
+/// The run-time half: extents that only the values know.
+template <class Src, class Dst>
+void check_copy_extents(Src const& src, Dst const& dst, char const* who) {
+  for (std::size_t r = 0; r < Src::rank(); ++r)
+    if (src.extent(r) != dst.extent(r))
+      fail<shape_error>("pallas::", who, ": source shape ", src.shape(), " and destination shape ",
+                        dst.shape(), " differ in dimension ", r);
+}
+
+}  // namespace detail
+
+namespace tpu {
+
+/// `pltpu.sync_copy(src, dst)`: copies src into dst and returns when the copy is complete.
+template <class Src, class Dst>
+void sync_copy(Src const& src, Dst const& dst) {
+  if constexpr (pallas::detail::check_copy_types<Src, Dst>("sync_copy")) {
+    auto& core = pallas::detail::this_core("sync_copy");
+    core.launch->check_aborted();
+    pallas::detail::check_copy_extents(src, dst, "sync_copy");
+    pallas::detail::copy_elements(src, dst);
+  }
+}
+
+}  // namespace tpu
+}  // namespace pallas
+// ---- end pallas/tpu/sync_copy.hpp ----
+// ---- begin pallas/tpu/async_copy.hpp ----
+// Asynchronous copies: `pltpu::make_async_copy(src, dst, sem)` makes a descriptor whose
+// start() issues the copy and whose wait() blocks until the DMA semaphore holds the
+// descriptor's byte count, then subtracts it. Several copies may share one semaphore; a
+// descriptor made only to wait (for a copy started elsewhere) works.
+//
+// The engine: a started copy is queued on the issuing core and its bytes move no later
+// than the wait that needs them, on that core (measured fastest on CPUs: the block stays
+// in the core's cache). Reading the destination or writing the source before wait() is a
+// race, as on hardware.
+
+#include <type_traits>
+
+
+namespace pallas::tpu {
+
+template <class Src, class Dst, class Sem>
+class async_copy_descriptor {
+ public:
+  async_copy_descriptor(Src src, Dst dst, Sem sem) : src_(src), dst_(dst), sem_(sem) {
+    pallas::detail::check_copy_extents(src_, dst_, "make_async_copy");
+  }
+
+  /// Issues the copy.
+  void start() const {
+    auto& core = pallas::detail::this_core("async_copy.start");
+    core.launch->check_aborted();
+    auto task = pallas::detail::dma_task::make(src_, dst_);
+    task.semaphore = &sem_.data()->count;
+    task.id = next_id(core);
+    core.dma_queue.push_back(task);
+  }
+
+  /// Blocks until the semaphore holds this copy's byte count, then subtracts it.
+  void wait() const {
+    auto& core = pallas::detail::this_core("async_copy.wait");
+    pallas::detail::wait_on_semaphore(core, sem_.data()->count, bytes(), "async_copy.wait");
+  }
+
+  /// The bytes this descriptor's wait() consumes.
+  std::int32_t bytes() const noexcept {
+    return static_cast<std::int32_t>(dst_.size() * static_cast<index_t>(sizeof(typename Dst::value_type)));
+  }
+
+  Src const& src() const noexcept { return src_; }
+  Dst const& dst() const noexcept { return dst_; }
+  Sem const& semaphore() const noexcept { return sem_; }
+
+ private:
+  static std::uint64_t next_id(pallas::detail::core_state& core) {
+    return core.dma_queue.empty() ? 1 : core.dma_queue.back().id + 1;
+  }
+
+  Src src_;
+  Dst dst_;
+  Sem sem_;
+};
+
+/// `pltpu.make_async_copy(src, dst, sem)`.
+template <AnyRef Src, AnyRef Dst, SemaphoreRef Sem>
+auto make_async_copy(Src const& src, Dst const& dst, Sem const& sem) {
+  pallas::detail::check_copy_types<Src, Dst>("make_async_copy");
+  static_assert(Sem::rank() == 0,
+                "pallas::make_async_copy: the semaphore must be ()-shaped; pick one with .at(i)");
+  static_assert(std::is_same_v<typename Sem::value_type, semaphore<semaphore_kind::dma>>,
+                "pallas::make_async_copy: the semaphore must be a DMA semaphore "
+                "(pltpu::SemaphoreType::DMA)");
+  return async_copy_descriptor<Src, Dst, Sem>(src, dst, sem);
+}
+
+/// `pltpu.async_copy(src, dst, sem)`: make_async_copy(...).start(); returns the descriptor.
+template <AnyRef Src, AnyRef Dst, SemaphoreRef Sem>
+auto async_copy(Src const& src, Dst const& dst, Sem const& sem) {
+  auto copy = make_async_copy(src, dst, sem);
+  copy.start();
+  return copy;
+}
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/async_copy.hpp ----
 // ---- end pallas/pallas.hpp ----

@@ -49,6 +49,7 @@ class arena {
   void release(std::int64_t mark) noexcept { used_ = mark; }
 
   std::int64_t used() const noexcept { return used_; }
+  std::byte* base() const noexcept { return base_; }
   std::int64_t peak() const noexcept { return peak_; }
   std::int64_t capacity() const noexcept { return capacity_; }
 

@@ -6,6 +6,7 @@
 // usable.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include <pallas/detail/arena.hpp>
+#include <pallas/detail/dma_task.hpp>
 #include <pallas/detail/spin_wait.hpp>
 #include <pallas/error.hpp>
 #include <pallas/tpu/chip.hpp>
@@ -28,9 +30,13 @@ namespace pallas::detail {
 /// reported (the first real exception is what the caller sees).
 struct launch_aborted {};
 
+struct core_state;
+
 /// What every core of one launch shares.
 struct launch_state {
   int num_cores = 1;
+  core_state* const* cores = nullptr;  ///< every core of the launch, by index
+  std::atomic<int> arrived{0};         ///< for start_barrier
   std::string_view axis_name;
   std::atomic<bool> aborted{false};
   std::mutex error_mutex;
@@ -49,6 +55,22 @@ struct launch_state {
   void check_aborted() const {
     if (aborted.load(std::memory_order_acquire)) throw launch_aborted{};
   }
+
+  /// Every core waits here once, after allocating its scratch and before its body runs, so
+  /// that no core signals a semaphore another core has not yet allocated.
+  void start_barrier() {
+    arrived.fetch_add(1, std::memory_order_acq_rel);
+    // A failing core never arrives, so poll the abort flag instead of parking.
+    for (int k = 0; arrived.load(std::memory_order_acquire) < num_cores; ++k) {
+      check_aborted();
+      if (k < 4096 && spinning_pays(num_cores))
+        cpu_relax();
+      else if (k < 8192)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  }
 };
 
 /// The program ids of the grid step a core is running (pushed by pipelines).
@@ -63,13 +85,18 @@ struct grid_frame {
 /// One TensorCore: its memories and what it is running.
 struct core_state {
   explicit core_state(int index)
-      : index(index), vmem("VMEM", tpu::max_vmem_capacity_bytes), smem("SMEM", 1 << 20) {}
+      : index(index), vmem("VMEM", tpu::max_vmem_capacity_bytes), smem("SMEM", 1 << 20),
+        semaphores("SEMAPHORE", semaphore_arena_bytes) {}
+
+  static constexpr std::int64_t semaphore_arena_bytes = 1 << 18;
 
   int index;
   arena vmem;
   arena smem;
+  arena semaphores;  ///< same layout on every core: a semaphore has one id on all cores
   launch_state* launch = nullptr;
   grid_frame const* grid = nullptr;
+  std::vector<dma_task> dma_queue;  ///< copies started and not yet moved (dma.hpp)
 };
 
 /// The core the calling thread is, or nullptr outside kernels.
@@ -124,10 +151,15 @@ class device {
 
     launch_state state;
     state.num_cores = num_cores;
+    core_states_.resize(static_cast<std::size_t>(num_cores));
+    for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)] = &workers_[static_cast<std::size_t>(c)]->core;
+    state.cores = core_states_.data();
     state.axis_name = axis_name;
     auto run = [&](core_state& core) {
       core.vmem.reset(chip.vmem_capacity_bytes);
       core.smem.reset(chip.smem_capacity_bytes);
+      core.semaphores.reset(core_state::semaphore_arena_bytes);
+      core.dma_queue.clear();
       core.launch = &state;
       core.grid = nullptr;
       current_core = &core;
@@ -186,6 +218,7 @@ class device {
 
   std::mutex launch_mutex_;
   std::vector<std::unique_ptr<worker>> workers_;
+  std::vector<core_state*> core_states_;
   std::function<void(core_state&)> job_;
   std::atomic<int> pending_{0};
   std::atomic<bool> spin_{true};
