@@ -25,3 +25,8 @@
 #include <pallas/tpu/semaphore.hpp>
 #include <pallas/tpu/sync_copy.hpp>
 #include <pallas/tpu/async_copy.hpp>
+#include <pallas/grid.hpp>
+#include <pallas/block_spec.hpp>
+#include <pallas/tpu/dimension_semantics.hpp>
+#include <pallas/tpu/core_split.hpp>
+#include <pallas/tpu/pipeline.hpp>

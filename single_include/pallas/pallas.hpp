@@ -2924,4 +2924,1071 @@ auto async_copy(Src const& src, Dst const& dst, Sem const& sem) {
 
 }  // namespace pallas::tpu
 // ---- end pallas/tpu/async_copy.hpp ----
+// ---- begin pallas/grid.hpp ----
+// pl::grid: the iteration space of a pipeline or pallas_call. Static extents are template
+// arguments (`pl::grid<4, 8>`); run-time ones are pl::dyn and given as values
+// (`pl::grid<pl::dyn, 8>(n)`). Steps run in lexicographic order, last axis fastest.
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+
+namespace pallas {
+
+template <index_t... Es>
+struct grid_t {
+  static_assert(sizeof...(Es) <= 8, "pallas::grid: at most 8 grid axes");
+  static_assert(((Es > 0 || Es == dyn) && ...), "pallas::grid: every grid extent must be > 0");
+  using extents_type = extents<Es...>;
+  static constexpr std::size_t rank() noexcept { return sizeof...(Es); }
+  static constexpr bool is_static = extents_type::is_static;
+
+  extents_type extents_{};
+
+  constexpr grid_t()
+    requires is_static
+  = default;
+  constexpr explicit grid_t(extents_type e) : extents_(e) {}
+
+  /// The run-time extents: `pl::grid<pl::dyn, 8>(n)`.
+  template <DynamicInt... I>
+    requires(sizeof...(I) == extents_type::rank_dynamic() && sizeof...(I) > 0)
+  constexpr grid_t operator()(I... dynamic_extents) const {
+    return grid_t(extents_type(dynamic_extents...));
+  }
+
+  constexpr index_t extent(std::size_t axis) const noexcept { return extents_.extent(axis); }
+  constexpr index_t size() const noexcept { return extents_.size(); }
+  constexpr std::array<index_t, sizeof...(Es)> all() const noexcept { return extents_.all(); }
+};
+
+/// `grid=(a, b, ...)`.
+template <index_t... Es>
+inline constexpr grid_t<Es...> grid{};
+
+namespace detail {
+template <class T>
+struct is_grid : std::false_type {};
+template <index_t... Es>
+struct is_grid<grid_t<Es...>> : std::true_type {};
+
+/// The multi-index of linear step `s` of a box with the given extents (last axis fastest).
+template <std::size_t R>
+constexpr std::array<index_t, R> unravel(index_t s, std::array<index_t, R> const& extents) {
+  std::array<index_t, R> ix{};
+  for (std::size_t a = R; a-- > 0;) {
+    ix[a] = s % extents[a];
+    s /= extents[a];
+  }
+  return ix;
+}
+}  // namespace detail
+
+template <class T>
+concept Grid = detail::is_grid<std::remove_cvref_t<T>>::value;
+
+}  // namespace pallas
+// ---- end pallas/grid.hpp ----
+// ---- begin pallas/block_spec.hpp ----
+// pl::BlockSpec: which block of an operand each grid step sees.
+//
+//   pl::BlockSpec<128, 128>([](auto i, auto j) { return pl::idx(i, j); })
+//   pl::BlockSpec<pl::squeezed, 256, 256>(map)       // None: a size-1 dim the body doesn't see
+//   pl::BlockSpec<pl::Element(128), 128>(map)        // the map returns an element offset
+//   pl::BlockSpec<128, 128>(map, pl::Buffered<3>)    // pipeline_mode=pl.Buffered(3)
+//
+// An index map takes the grid indices (then any scalar-prefetch refs) and returns one block
+// index per block dimension: `pl::idx(i, j)`, a std::array, a tuple, or one integer.
+
+#include <array>
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+
+namespace pallas {
+
+/// `None` / `pl.squeezed` in a block shape: a size-1 dimension dropped from the body's ref;
+/// its index-map entry is an element index.
+struct squeezed_t {
+  constexpr bool operator==(squeezed_t const&) const = default;
+};
+inline constexpr squeezed_t squeezed{};
+
+/// `pl.Element(n)`: a dimension whose index-map entry is an element offset, not a block
+/// index.
+struct element_dim {
+  index_t size;
+  constexpr bool operator==(element_dim const&) const = default;
+};
+constexpr element_dim Element(index_t size) { return element_dim{size}; }
+
+/// `pl.RevisitMode`: whether an output block may be visited again after another one.
+enum class RevisitMode { IMMEDIATE, ANY };
+
+/// `pipeline_mode=pl.Buffered(n)`: the number of buffers of an operand.
+template <int N, RevisitMode Revisit = RevisitMode::IMMEDIATE>
+struct buffered_t {
+  static_assert(N >= 1, "pallas::Buffered: an operand needs at least one buffer");
+  static constexpr int buffer_count = N;
+  static constexpr RevisitMode revisit = Revisit;
+};
+template <int N, RevisitMode Revisit = RevisitMode::IMMEDIATE>
+inline constexpr buffered_t<N, Revisit> Buffered{};
+
+/// The default: two buffers, or one for a whole-array block with a constant index map.
+struct default_buffering {
+  static constexpr int buffer_count = 0;
+  static constexpr RevisitMode revisit = RevisitMode::IMMEDIATE;
+};
+
+/// An index map's result: `return pl::idx(i, j);`.
+template <Integer... I>
+constexpr std::array<index_t, sizeof...(I)> idx(I... indices) {
+  return {static_cast<index_t>(indices)...};
+}
+
+namespace detail {
+
+enum class block_dim_kind { blocked, squeezed, element };
+
+struct block_dim_info {
+  block_dim_kind kind;
+  index_t size;
+};
+
+template <auto D>
+constexpr block_dim_info block_dim_of() {
+  using T = decltype(D);
+  if constexpr (std::is_integral_v<T>) {
+    static_assert(D > 0, "pallas::BlockSpec: every block size must be > 0");
+    return {block_dim_kind::blocked, static_cast<index_t>(D)};
+  } else if constexpr (std::is_same_v<T, squeezed_t>) {
+    return {block_dim_kind::squeezed, 1};
+  } else if constexpr (std::is_same_v<T, element_dim>) {
+    static_assert(D.size > 0, "pallas::BlockSpec: every block size must be > 0");
+    return {block_dim_kind::element, D.size};
+  } else {
+    static_assert(std::is_integral_v<T>,
+                  "pallas::BlockSpec: a block dimension is a size, pl::squeezed or pl::Element(n)");
+    return {block_dim_kind::blocked, 1};
+  }
+}
+
+// How many indices an index-map result holds, or -1 if it is not a valid result.
+template <class R>
+struct index_count : std::integral_constant<int, -1> {};
+template <class R>
+  requires std::is_integral_v<R>
+struct index_count<R> : std::integral_constant<int, 1> {};
+template <class T, std::size_t N>
+  requires std::is_integral_v<T>
+struct index_count<std::array<T, N>> : std::integral_constant<int, static_cast<int>(N)> {};
+template <class... T>
+  requires(std::is_integral_v<T> && ...)
+struct index_count<std::tuple<T...>> : std::integral_constant<int, sizeof...(T)> {};
+template <class A, class B>
+  requires(std::is_integral_v<A> && std::is_integral_v<B>)
+struct index_count<std::pair<A, B>> : std::integral_constant<int, 2> {};
+
+/// The block indices an index-map result holds.
+template <std::size_t N, class R>
+constexpr std::array<index_t, N> to_block_indices(R const& r) {
+  if constexpr (std::is_integral_v<R>) {
+    return {static_cast<index_t>(r)};
+  } else {
+    return std::apply([](auto const&... v) { return std::array<index_t, N>{static_cast<index_t>(v)...}; }, r);
+  }
+}
+
+/// The default index map: block (0, 0, ...) everywhere.
+template <std::size_t Rank>
+struct zero_index_map {
+  template <class... I>
+  constexpr std::array<index_t, Rank> operator()(I const&...) const noexcept {
+    return {};
+  }
+};
+
+template <class List>
+struct block_extents;
+template <class... C>
+struct block_extents<boost::mp11::mp_list<C...>> {
+  using type = extents<C::value...>;
+};
+
+}  // namespace detail
+
+template <class Map, class Buffering, auto... Dims>
+struct block_spec {
+  static constexpr std::size_t rank = sizeof...(Dims);
+  static constexpr std::array<detail::block_dim_info, sizeof...(Dims)> dims{detail::block_dim_of<Dims>()...};
+  static constexpr int buffer_count = Buffering::buffer_count;  // 0: the default
+  static constexpr RevisitMode revisit = Buffering::revisit;
+
+  /// The block as a whole, squeezed dimensions included (size 1).
+  using full_block_shape = extents<detail::block_dim_of<Dims>().size...>;
+  /// The block as the body sees it: squeezed dimensions dropped.
+  using block_shape = typename detail::block_extents<boost::mp11::mp_append<
+      boost::mp11::mp_list<>,
+      std::conditional_t<detail::block_dim_of<Dims>().kind == detail::block_dim_kind::squeezed,
+                         boost::mp11::mp_list<>,
+                         boost::mp11::mp_list<c_t<detail::block_dim_of<Dims>().size>>>...>>::type;
+  using index_map_type = Map;
+
+  static constexpr index_t block_elements = (index_t{1} * ... * detail::block_dim_of<Dims>().size);
+
+  Map index_map;
+};
+
+/// `pl.BlockSpec(block_shape, index_map, pipeline_mode=...)`; see the top of this file.
+template <auto... Dims>
+struct block_spec_factory {
+  template <class Map = detail::zero_index_map<sizeof...(Dims)>, class Buffering = default_buffering>
+  constexpr auto operator()(Map map = {}, Buffering = {}) const {
+    static_assert(sizeof...(Dims) >= 1, "pallas::BlockSpec: a block needs at least one dimension");
+    return block_spec<Map, Buffering, Dims...>{std::move(map)};
+  }
+};
+template <auto... Dims>
+inline constexpr block_spec_factory<Dims...> BlockSpec{};
+
+namespace detail {
+template <class T>
+struct is_block_spec : std::false_type {};
+template <class M, class B, auto... D>
+struct is_block_spec<block_spec<M, B, D...>> : std::true_type {};
+}  // namespace detail
+
+template <class T>
+concept AnyBlockSpec = detail::is_block_spec<std::remove_cvref_t<T>>::value;
+
+/// `in_specs=[...]`.
+template <AnyBlockSpec... Specs>
+struct in_specs_t {
+  std::tuple<Specs...> specs;
+};
+template <AnyBlockSpec... Specs>
+constexpr in_specs_t<Specs...> in_specs(Specs... specs) {
+  return {std::tuple<Specs...>{std::move(specs)...}};
+}
+
+/// `out_specs=...` (one or several).
+template <AnyBlockSpec... Specs>
+struct out_specs_t {
+  std::tuple<Specs...> specs;
+};
+template <AnyBlockSpec... Specs>
+constexpr out_specs_t<Specs...> out_specs(Specs... specs) {
+  return {std::tuple<Specs...>{std::move(specs)...}};
+}
+
+}  // namespace pallas
+// ---- end pallas/block_spec.hpp ----
+// ---- begin pallas/tpu/dimension_semantics.hpp ----
+// Grid dimension semantics: PARALLEL axes may be split across TensorCores, ARBITRARY ones
+// run in order on one core. `pltpu::dimension_semantics<pltpu::PARALLEL, pltpu::ARBITRARY>`.
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+namespace pallas::tpu {
+
+enum class GridDimensionSemantics { parallel, arbitrary };
+
+inline constexpr GridDimensionSemantics PARALLEL = GridDimensionSemantics::parallel;
+inline constexpr GridDimensionSemantics ARBITRARY = GridDimensionSemantics::arbitrary;
+
+template <GridDimensionSemantics... S>
+struct dimension_semantics_t {
+  static constexpr std::size_t size = sizeof...(S);
+  static constexpr std::array<GridDimensionSemantics, sizeof...(S)> values{S...};
+  static constexpr bool any_parallel = ((S == PARALLEL) || ... || false);
+  /// Parallel axes first, then arbitrary ones.
+  static constexpr bool parallel_first = [] {
+    bool seen_arbitrary = false;
+    for (auto s : values) {
+      if (s == ARBITRARY) seen_arbitrary = true;
+      else if (seen_arbitrary) return false;
+    }
+    return true;
+  }();
+};
+
+/// `dimension_semantics=(PARALLEL, ARBITRARY)`.
+template <GridDimensionSemantics... S>
+inline constexpr dimension_semantics_t<S...> dimension_semantics{};
+
+namespace detail {
+template <class T>
+struct is_dimension_semantics : std::false_type {};
+template <GridDimensionSemantics... S>
+struct is_dimension_semantics<dimension_semantics_t<S...>> : std::true_type {};
+}  // namespace detail
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/dimension_semantics.hpp ----
+// ---- begin pallas/tpu/core_split.hpp ----
+// How emit_pipeline divides a grid among TensorCores (Pallas' `_partition_grid`): the
+// first PARALLEL axis whose static extent divides by the core count is cut into equal
+// contiguous chunks; otherwise the largest PARALLEL axis is cut, the first
+// `extent % cores` cores taking one step more.
+
+#include <array>
+#include <cstddef>
+
+
+namespace pallas::tpu::detail {
+
+/// One core's box of the grid: its extents and the global index of its first step.
+template <std::size_t R>
+struct core_box {
+  std::array<index_t, R> extents{};
+  std::array<index_t, R> offsets{};
+  int split_axis = -1;  ///< -1: the core runs the whole grid
+
+  constexpr index_t steps() const noexcept {
+    index_t n = 1;
+    for (auto e : extents) n *= e;
+    return n;
+  }
+};
+
+/// The axis a grid is split along for `num_cores` cores, or -1 when there is no PARALLEL
+/// axis. `is_static[a]` says whether axis a's extent is known at compile time.
+template <std::size_t R>
+constexpr int split_axis(std::array<index_t, R> const& extents, std::array<bool, R> const& is_static,
+                         std::array<GridDimensionSemantics, R> const& semantics, int num_cores) {
+  for (std::size_t a = 0; a < R; ++a)
+    if (semantics[a] == PARALLEL && is_static[a] && extents[a] % num_cores == 0) return static_cast<int>(a);
+  int largest = -1;
+  int dynamic_parallel = -1;
+  int static_parallel = 0;
+  for (std::size_t a = 0; a < R; ++a) {
+    if (semantics[a] != PARALLEL) continue;
+    if (!is_static[a]) {
+      if (dynamic_parallel < 0) dynamic_parallel = static_cast<int>(a);
+      continue;
+    }
+    ++static_parallel;
+    if (largest < 0 || extents[a] > extents[static_cast<std::size_t>(largest)]) largest = static_cast<int>(a);
+  }
+  if (static_parallel == 0) return dynamic_parallel;
+  return largest;
+}
+
+/// Core `core`'s box of the grid.
+template <std::size_t R>
+constexpr core_box<R> split_grid(std::array<index_t, R> const& extents, std::array<bool, R> const& is_static,
+                                 std::array<GridDimensionSemantics, R> const& semantics, int num_cores, int core) {
+  core_box<R> box;
+  box.extents = extents;
+  if (num_cores <= 1) return box;
+  int const axis = split_axis(extents, is_static, semantics, num_cores);
+  if (axis < 0)
+    pallas::detail::fail("pallas::emit_pipeline: ", num_cores,
+                         " cores share this pipeline but no grid axis is PARALLEL");
+  auto const a = static_cast<std::size_t>(axis);
+  index_t const base = extents[a] / num_cores;
+  index_t const rem = extents[a] % num_cores;
+  box.split_axis = axis;
+  box.extents[a] = base + (core < rem ? 1 : 0);
+  box.offsets[a] = core < rem ? core * (base + 1) : core * base + rem;
+  return box;
+}
+
+}  // namespace pallas::tpu::detail
+// ---- end pallas/tpu/core_split.hpp ----
+// ---- begin pallas/tpu/pipeline.hpp ----
+// pltpu::emit_pipeline: a software pipeline between HBM and VMEM inside a kernel.
+//
+//   pltpu::emit_pipeline(
+//       [](auto x, auto y, auto o) { o[pl::ellipsis] = x[pl::ellipsis] + y[pl::ellipsis]; },
+//       pl::grid<M / 128, N / 128>,
+//       pl::in_specs(pl::BlockSpec<128, 128>(map), pl::BlockSpec<128, 128>(map)),
+//       pl::out_specs(pl::BlockSpec<128, 128>(map)),
+//       pltpu::core_axis_name<"core">,
+//       pltpu::dimension_semantics<pltpu::PARALLEL, pltpu::ARBITRARY>)(x_hbm, y_hbm, o_hbm);
+//
+// The schedule is Pallas' (pipeline.py): each operand gets `Buffered(n)` VMEM slots (two by
+// default); an input is fetched only when its block index changes, the next block is
+// prefetched while the body runs; an output is written back when its block index is about
+// to change, or at the last step, and its slots are never loaded from HBM. With a core
+// axis, the grid is split among the cores (core_split.hpp); program_id stays global.
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+
+#ifndef PALLAS_TPU_TILING_CHECK
+#  define PALLAS_TPU_TILING_CHECK 1
+#endif
+
+namespace pallas::tpu {
+
+/// `core_axis_name='core'`: split the grid among the cores of that mesh axis. Naming the
+/// mesh too (`pltpu::core_axis_name<"core", Mesh>`) lets the core-dependent rules be checked
+/// at compile time and the chip's VMEM budget be the mesh's.
+template <fixed_string Name, class MeshT = void>
+struct core_axis_name_t {
+  static constexpr std::string_view name = Name.view();
+  static constexpr int static_cores = 0;  // unknown until the launch
+  static constexpr TpuInfo chip = get_tpu_info();
+};
+template <fixed_string Name, Mesh MeshT>
+struct core_axis_name_t<Name, MeshT> {
+  static_assert(Name.view() == MeshT::axis_name, "pallas::emit_pipeline: the core axis name must be the mesh's axis name");
+  static constexpr std::string_view name = Name.view();
+  static constexpr int static_cores = MeshT::num_cores;
+  static constexpr TpuInfo chip = MeshT::info;
+};
+template <fixed_string Name, class MeshT = void>
+inline constexpr core_axis_name_t<Name, MeshT> core_axis_name{};
+
+/// `tiling`: the TPU block tiling rule (last two block dims divisible by 8 and 128, or equal
+/// to the array's) is checked unless `pltpu::no_tiling_check` is passed or
+/// PALLAS_TPU_TILING_CHECK is 0.
+struct no_tiling_check_t {};
+inline constexpr no_tiling_check_t no_tiling_check{};
+
+namespace detail {
+
+namespace mp = boost::mp11;
+using pallas::detail::block_dim_kind;
+
+template <class T>
+struct is_core_axis : std::false_type {};
+template <fixed_string N, class M>
+struct is_core_axis<core_axis_name_t<N, M>> : std::true_type {};
+
+struct no_core_axis {
+  static constexpr std::string_view name{};
+  static constexpr int static_cores = 1;
+  static constexpr TpuInfo chip = get_tpu_info();
+};
+
+template <class T>
+struct is_in_specs : std::false_type {};
+template <class... S>
+struct is_in_specs<in_specs_t<S...>> : std::true_type {};
+template <class T>
+struct is_out_specs : std::false_type {};
+template <class... S>
+struct is_out_specs<out_specs_t<S...>> : std::true_type {};
+
+template <class T>
+using is_pipeline_option =
+    std::bool_constant<Grid<T> || is_in_specs<T>::value || is_out_specs<T>::value || is_core_axis<T>::value ||
+                       is_dimension_semantics<T>::value || std::is_same_v<T, no_tiling_check_t>>;
+
+template <class Spec, std::size_t GridRank>
+constexpr bool check_index_map_arity() {
+  using map = typename Spec::index_map_type;
+  constexpr bool callable = mp::mp_apply<std::is_invocable, mp::mp_append<mp::mp_list<map const&>, mp::mp_repeat_c<mp::mp_list<index_t>, GridRank>>>::value;
+  static_assert(callable, "pallas::BlockSpec: the index map must take one index per grid axis");
+  if constexpr (callable) {
+    using result = std::remove_cvref_t<
+        mp::mp_apply<std::invoke_result_t, mp::mp_append<mp::mp_list<map const&>, mp::mp_repeat_c<mp::mp_list<index_t>, GridRank>>>>;
+    constexpr int returned = pallas::detail::index_count<result>::value;
+    static_assert(returned != -1,
+                  "pallas::BlockSpec: the index map must return integers: pl::idx(i, j), a std::array, a "
+                  "tuple, or one integer");
+    static_assert(returned == -1 || returned == static_cast<int>(Spec::rank),
+                  "pallas::BlockSpec: the index map must return one block index per block dimension "
+                  "(indices returned == block rank)");
+    return returned == static_cast<int>(Spec::rank);
+  }
+  return false;
+}
+
+/// The TPU tiling rule for one operand: the last two block dims divisible by 8 and 128 or
+/// equal to the array's (a squeezed dim counts as 1); 1-D blocks equal to the array, a
+/// multiple of 1024, or a power of two >= 128 * (32 / bits).
+template <class Spec, class ArrayShape, class T>
+constexpr bool tiling_ok() {
+  constexpr std::size_t r = Spec::rank;
+  constexpr auto dims = Spec::dims;
+  if constexpr (r == 1) {
+    constexpr index_t bs = dims[0].size;
+    constexpr index_t ext = ArrayShape::static_extent(0);
+    constexpr index_t bits = static_cast<index_t>(sizeof(T) * 8);
+    constexpr bool pow2 = (bs & (bs - 1)) == 0;
+    return bs == ext || bs % 1024 == 0 || (pow2 && bs >= 128 * (32 / bits));
+  } else {
+    constexpr index_t last = dims[r - 1].size, second = dims[r - 2].size;
+    constexpr index_t ext_last = ArrayShape::static_extent(r - 1);
+    constexpr index_t ext_second = ArrayShape::static_extent(r - 2);
+    return (last % 128 == 0 || last == ext_last) && (second % 8 == 0 || second == ext_second);
+  }
+}
+
+/// Shows the block and array shapes in the compiler's note when the tiling rule fails.
+template <class BlockShape, class ArrayShape, bool Ok>
+struct tiling_rule {
+  static_assert(Ok,
+                "pallas::BlockSpec: TPU tiling: the last two block dims must be divisible by 8 and 128 or "
+                "equal the array's (1-D: equal, a multiple of 1024, or a power of two >= 128 * 32 / bits); "
+                "pass pltpu::no_tiling_check to skip this rule");
+  static constexpr bool value = Ok;
+};
+
+/// Compile-time rules for one operand.
+template <class Spec, class RefT, std::size_t GridRank, bool CheckTiling>
+constexpr bool check_operand() {
+  static_assert(AnyRef<RefT>, "pallas::emit_pipeline: operands must be pl::Ref views (x_hbm, o_hbm, ...)");
+  if constexpr (AnyRef<RefT>) {
+    static_assert(Spec::rank == RefT::rank(),
+                  "pallas::BlockSpec: the block must have one dimension per array dimension (block rank == "
+                  "array rank)");
+    if constexpr (Spec::rank == RefT::rank()) {
+      if constexpr (!check_index_map_arity<Spec, GridRank>()) {
+        return false;
+      } else if constexpr (CheckTiling && PALLAS_TPU_TILING_CHECK && RefT::shape_type::is_static) {
+        return tiling_rule<typename Spec::full_block_shape, typename RefT::shape_type,
+                           tiling_ok<Spec, typename RefT::shape_type, typename RefT::value_type>()>::value;
+      } else {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/// A grid point, for error messages.
+template <std::size_t R>
+std::string point_string(std::array<index_t, R> const& p) {
+  std::string s = "(";
+  for (std::size_t a = 0; a < R; ++a) s += (a ? ", " : "") + std::to_string(p[a]);
+  return s + (R == 1 ? ",)" : ")");
+}
+
+/// Names the grid point in errors raised inside the body.
+template <std::size_t R>
+class grid_point_context final : public pallas::detail::error_context {
+ public:
+  explicit grid_point_context(std::array<index_t, R> const& point) : point_(point) {}
+  void describe(std::ostream& out) const override { out << "grid point " << point_string(point_); }
+
+ private:
+  std::array<index_t, R> const& point_;
+};
+
+enum class operand_role { input, output };
+
+/// One operand's run-time state on one core: its HBM ref, slots and block table.
+template <class Spec, class RefT, operand_role Role, std::size_t GridRank>
+struct pipelined_operand {
+  using T = typename RefT::value_type;
+  static constexpr std::size_t rank = Spec::rank;
+  using block_ref = Ref<T, typename Spec::block_shape, memory_space::vmem>;
+
+  Spec const* spec;
+  RefT ref;
+  std::string_view role_name;  // "in_specs" / "out_specs"
+  int position;                // index within its specs
+  int buffer_count = 2;
+  T* slots = nullptr;
+  std::unique_ptr<std::atomic<std::int32_t>[]> sems;
+  std::vector<std::array<index_t, rank>> blocks;  // block index per local step
+  index_t cin = 0, win = 0, cout = 0, wout = 0;
+
+  std::string name() const { return std::string(role_name) + "[" + std::to_string(position) + "]"; }
+
+  T* slot(index_t k) const { return slots + (k % buffer_count) * Spec::block_elements; }
+
+  std::array<index_t, rank> block_at(std::array<index_t, GridRank> const& point) const {
+    return std::apply(
+        [&](auto... i) {
+          return pallas::detail::to_block_indices<rank>(spec->index_map(static_cast<index_t>(i)...));
+        },
+        point);
+  }
+
+  /// The element where block `b` starts, per dimension.
+  static std::array<index_t, rank> block_start(std::array<index_t, rank> const& b) {
+    std::array<index_t, rank> start{};
+    for (std::size_t d = 0; d < rank; ++d)
+      start[d] = Spec::dims[d].kind == block_dim_kind::blocked ? b[d] * Spec::dims[d].size : b[d];
+    return start;
+  }
+
+  /// Every block must start inside the array and overlap it.
+  void check_block(std::array<index_t, rank> const& b, std::array<index_t, GridRank> const& point) const {
+    auto const start = block_start(b);
+    for (std::size_t d = 0; d < rank; ++d) {
+      index_t const extent = ref.extent(d);
+      bool const ok = Spec::dims[d].kind == block_dim_kind::squeezed ? (start[d] >= 0 && start[d] < extent)
+                                                                      : (start[d] >= 0 && start[d] < extent);
+      if (!ok)
+        pallas::detail::fail<index_error>(
+            "pallas::emit_pipeline: ", name(), " maps grid point ", point_string(point), " to block index ",
+            point_string(b), ", whose dimension ", d, " starts at element ", start[d],
+            ", outside the array's extent ", extent);
+    }
+  }
+
+  /// A DMA task moving block `b` between HBM and slot `slot_ptr` (cut at the array's end).
+  pallas::detail::dma_task block_task(std::array<index_t, rank> const& b, T* slot_ptr, bool to_hbm,
+                                      bool& clipped) const {
+    pallas::detail::dma_task t;
+    auto const start = block_start(b);
+    T* hbm = ref.data();
+    index_t slot_stride = 1;
+    std::array<index_t, rank> slot_strides{};
+    for (std::size_t d = rank; d-- > 0;) {
+      slot_strides[d] = slot_stride;
+      slot_stride *= Spec::dims[d].size;
+    }
+    clipped = false;
+    t.rank = static_cast<int>(rank);
+    t.element_bytes = sizeof(T);
+    index_t elements = 1;
+    for (std::size_t d = 0; d < rank; ++d) {
+      index_t const len = std::min(Spec::dims[d].size, ref.extent(d) - start[d]);
+      clipped |= len != Spec::dims[d].size;
+      hbm += start[d] * ref.stride(d);
+      t.extents[d] = len;
+      elements *= len;
+      if (to_hbm) {
+        t.src_strides[d] = slot_strides[d];
+        t.dst_strides[d] = ref.stride(d);
+      } else {
+        t.src_strides[d] = ref.stride(d);
+        t.dst_strides[d] = slot_strides[d];
+      }
+    }
+    t.src = reinterpret_cast<std::byte const*>(to_hbm ? static_cast<T const*>(slot_ptr) : hbm);
+    t.dst = reinterpret_cast<std::byte*>(to_hbm ? hbm : slot_ptr);
+    t.bytes = static_cast<std::int32_t>(elements * static_cast<index_t>(sizeof(T)));
+    return t;
+  }
+
+  /// Starts the DMA of block `b` into / out of slot counter `k`.
+  void start_copy(pallas::detail::core_state& core, std::array<index_t, rank> const& b, index_t k, bool to_hbm) {
+    bool clipped = false;
+    auto task = block_task(b, slot(k), to_hbm, clipped);
+    if constexpr (checked_mode) {
+      // Out-of-bounds elements of a ragged input block are unspecified: poison them.
+      if (!to_hbm && clipped) std::fill_n(slot(k), Spec::block_elements, dtype_traits<T>::poison());
+    }
+    task.semaphore = &sems[static_cast<std::size_t>(k % buffer_count)];
+    task.id = core.dma_queue.empty() ? 1 : core.dma_queue.back().id + 1;
+    core.dma_queue.push_back(task);
+  }
+
+  /// Waits for the DMA of slot counter `k` (block b).
+  void wait_copy(pallas::detail::core_state& core, std::array<index_t, rank> const& b, index_t k, bool to_hbm) {
+    bool clipped = false;
+    auto const bytes = block_task(b, slot(k), to_hbm, clipped).bytes;
+    pallas::detail::wait_on_semaphore(core, sems[static_cast<std::size_t>(k % buffer_count)], bytes,
+                                      "emit_pipeline");
+  }
+
+  block_ref body_ref(index_t k) const { return block_ref(slot(k), typename Spec::block_shape{}); }
+};
+
+template <class Spec, class RefT, operand_role Role, std::size_t GridRank>
+int default_buffer_count(pipelined_operand<Spec, RefT, Role, GridRank> const& op) {
+  if constexpr (Spec::buffer_count > 0) {
+    return Spec::buffer_count;
+  } else {
+    // Trivial windowing: the whole array, the same block everywhere -> one buffer.
+    bool whole = true;
+    for (std::size_t d = 0; d < Spec::rank; ++d) whole &= Spec::dims[d].size == op.ref.extent(d);
+    bool constant = true;
+    for (auto const& b : op.blocks) constant &= b == op.blocks.front();
+    return whole && constant ? 1 : 2;
+  }
+}
+
+}  // namespace detail
+
+/// What `emit_pipeline(...)` returns: call it with the operands' refs, inputs then outputs.
+template <class Body, class GridT, class InSpecs, class OutSpecs, class CoreAxis, class Semantics, bool CheckTiling>
+class pipeline {
+ public:
+  static constexpr std::size_t grid_rank = GridT::rank();
+  static constexpr std::size_t num_inputs = std::tuple_size_v<InSpecs>;
+  static constexpr std::size_t num_outputs = std::tuple_size_v<OutSpecs>;
+
+  pipeline(Body body, GridT grid, InSpecs in, OutSpecs out)
+      : body_(std::move(body)), grid_(grid), in_(std::move(in)), out_(std::move(out)) {}
+
+  template <AnyRef... Refs>
+  void operator()(Refs const&... refs) const {
+    static_assert(sizeof...(Refs) == num_inputs + num_outputs,
+                  "pallas::emit_pipeline: pass one ref per in_spec and out_spec (refs == in_specs + "
+                  "out_specs)");
+    if constexpr (sizeof...(Refs) == num_inputs + num_outputs) {
+      using refs_list = std::tuple<Refs...>;
+      constexpr bool operands_ok = check_all<refs_list>(std::make_index_sequence<sizeof...(Refs)>{});
+      if constexpr (operands_ok) {
+        constexpr bool callable = body_callable<refs_list>(std::make_index_sequence<sizeof...(Refs)>{});
+        static_assert(callable,
+                      "pallas::emit_pipeline: the body must take one block ref per in_spec and out_spec, "
+                      "in that order");
+        if constexpr (callable) run(std::tuple<Refs const&...>(refs...));
+      }
+    }
+  }
+
+ private:
+  template <class RefsTuple, std::size_t K>
+  static constexpr auto spec_type_of() {
+    if constexpr (K < num_inputs)
+      return std::type_identity<std::tuple_element_t<K, InSpecs>>{};
+    else
+      return std::type_identity<std::tuple_element_t<K - num_inputs, OutSpecs>>{};
+  }
+  template <class RefsTuple, std::size_t K>
+  using spec_t = typename decltype(spec_type_of<RefsTuple, K>())::type;
+
+  template <class RefsTuple, std::size_t... K>
+  static constexpr bool check_all(std::index_sequence<K...>) {
+    constexpr bool each = (detail::check_operand<spec_t<RefsTuple, K>, std::tuple_element_t<K, RefsTuple>,
+                                                 grid_rank, CheckTiling>() && ...);
+    if constexpr (each) {
+      constexpr std::int64_t vmem_bytes =
+          (std::int64_t{0} + ... +
+           (std::int64_t{spec_t<RefsTuple, K>::buffer_count > 0 ? spec_t<RefsTuple, K>::buffer_count : 2} *
+            spec_t<RefsTuple, K>::block_elements *
+            static_cast<std::int64_t>(sizeof(typename std::tuple_element_t<K, RefsTuple>::value_type))));
+      static_assert(vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes,
+                    "pallas::emit_pipeline: the pipeline's VMEM buffers (buffers x block bytes, summed) "
+                    "exceed the chip's VMEM (bytes asked <= bytes available per core)");
+      return vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes;
+    }
+    return false;
+  }
+
+  template <class RefsTuple, std::size_t... K>
+  static constexpr bool body_callable(std::index_sequence<K...>) {
+    return std::is_invocable_v<
+        Body const&, Ref<typename std::tuple_element_t<K, RefsTuple>::value_type,
+                         typename spec_t<RefsTuple, K>::block_shape, memory_space::vmem>...>;
+  }
+
+  template <class RefsTuple>
+  void run(RefsTuple const& refs) const {
+    run_impl(refs, std::make_index_sequence<num_inputs>{}, std::make_index_sequence<num_outputs>{});
+  }
+
+  template <class RefsTuple, std::size_t... I, std::size_t... O>
+  void run_impl(RefsTuple const& refs, std::index_sequence<I...>, std::index_sequence<O...>) const {
+    using namespace detail;
+    auto& core = pallas::detail::this_core("emit_pipeline");
+    core.launch->check_aborted();
+
+    // This core's box of the grid.
+    int num_cores = 1, core_index = 0;
+    if constexpr (!std::is_same_v<CoreAxis, no_core_axis>) {
+      if (core.launch->axis_name != CoreAxis::name)
+        pallas::detail::fail("pallas::emit_pipeline: the mesh has no axis named '", CoreAxis::name,
+                             "' (its axis is '", core.launch->axis_name, "')");
+      num_cores = core.launch->num_cores;
+      core_index = core.index;
+    }
+    std::array<index_t, grid_rank> const extents = grid_.all();
+    for (std::size_t a = 0; a < grid_rank; ++a)
+      if (extents[a] <= 0)
+        pallas::detail::fail("pallas::emit_pipeline: grid axis ", a, " has extent ", extents[a], ", must be > 0");
+    std::array<bool, grid_rank> is_static{};
+    for (std::size_t a = 0; a < grid_rank; ++a) is_static[a] = GridT::extents_type::static_extent(a) != dyn;
+    std::array<GridDimensionSemantics, grid_rank> semantics{};
+    semantics.fill(ARBITRARY);
+    if constexpr (!std::is_same_v<Semantics, void>)
+      for (std::size_t a = 0; a < grid_rank; ++a) semantics[a] = Semantics::values[a];
+    auto const box = split_grid(extents, is_static, semantics, num_cores, core_index);
+    index_t const steps = box.steps();
+
+    auto global_point = [&](index_t s) {
+      auto p = pallas::detail::unravel<grid_rank>(s, box.extents);
+      for (std::size_t a = 0; a < grid_rank; ++a) p[a] += box.offsets[a];
+      return p;
+    };
+
+    // The operands and their block tables; every check runs before any byte moves.
+    auto ins = std::tuple{make_operand<I, operand_role::input>(std::get<I>(refs), std::get<I>(in_))...};
+    auto outs = std::tuple{
+        make_operand<O, operand_role::output>(std::get<num_inputs + O>(refs), std::get<O>(out_))...};
+    if (steps == 0) return;
+    auto fill_blocks = [&](auto& op) {
+      op.blocks.resize(static_cast<std::size_t>(steps));
+      for (index_t s = 0; s < steps; ++s) {
+        auto const p = global_point(s);
+        op.blocks[static_cast<std::size_t>(s)] = op.block_at(p);
+        op.check_block(op.blocks[static_cast<std::size_t>(s)], p);
+      }
+      op.buffer_count = default_buffer_count(op);
+    };
+    (fill_blocks(std::get<I>(ins)), ...);
+    (fill_blocks(std::get<O>(outs)), ...);
+    (check_revisits(std::get<O>(outs), global_point), ...);
+    if (num_cores > 1) (check_cross_core(std::get<O>(outs), extents, is_static, semantics, num_cores), ...);
+
+    // Slots and semaphores, released when the pipeline ends.
+    auto const mark = core.vmem.mark();
+    struct release_guard {
+      pallas::detail::arena& a;
+      std::int64_t m;
+      ~release_guard() { a.release(m); }
+    } guard{core.vmem, mark};
+    auto allocate = [&](auto& op) {
+      using T = typename std::remove_cvref_t<decltype(op)>::T;
+      using S = std::remove_cvref_t<decltype(*op.spec)>;
+      auto const bytes = static_cast<std::int64_t>(op.buffer_count) * S::block_elements * static_cast<std::int64_t>(sizeof(T));
+      op.slots = reinterpret_cast<T*>(core.vmem.allocate(bytes, "pipeline buffers of " + op.name()));
+      if constexpr (checked_mode) std::fill_n(op.slots, op.buffer_count * S::block_elements, dtype_traits<T>::poison());
+      op.sems = std::make_unique<std::atomic<std::int32_t>[]>(static_cast<std::size_t>(op.buffer_count));
+    };
+    (allocate(std::get<I>(ins)), ...);
+    (allocate(std::get<O>(outs)), ...);
+
+    auto blk = [](auto const& op, index_t s) -> auto const& { return op.blocks[static_cast<std::size_t>(s)]; };
+    int max_bc = 2;
+    ((max_bc = std::max(max_bc, std::get<I>(ins).buffer_count)), ...);
+
+    // Prologue: the first fetches of every input.
+    for (int k = 0; k + 1 < max_bc && k < steps; ++k) {
+      auto prefetch = [&](auto& op) {
+        if (k + 1 >= op.buffer_count) return;
+        if (k == 0 || blk(op, k) != blk(op, k - 1)) {
+          op.start_copy(core, blk(op, k), op.cin, false);
+          ++op.cin;
+        }
+      };
+      (prefetch(std::get<I>(ins)), ...);
+    }
+    if (max_bc == 2) {  // single-buffered inputs fetch in their step; nothing to do here
+    }
+
+    pallas::detail::grid_frame frame;
+    frame.rank = static_cast<int>(grid_rank);
+    for (std::size_t a = 0; a < grid_rank; ++a) frame.num_programs[a] = extents[a];
+    frame.outer = core.grid;
+    struct frame_guard {
+      pallas::detail::core_state& c;
+      pallas::detail::grid_frame const* outer;
+      ~frame_guard() { c.grid = outer; }
+    } restore{core, core.grid};
+    std::array<index_t, grid_rank> point{};
+    grid_point_context<grid_rank> where(point);
+    pallas::detail::scoped_error_context push(where);
+
+    for (index_t s = 0; s < steps; ++s) {
+      point = global_point(s);
+      for (std::size_t a = 0; a < grid_rank; ++a) frame.program_id[a] = point[a];
+      core.grid = &frame;
+
+      auto copy_in = [&](auto& op) {
+        index_t const bc = op.buffer_count;
+        index_t const ahead = s + bc - 1;
+        bool fetch = false;
+        if (bc == 1)
+          fetch = s == 0 || blk(op, s) != blk(op, s - 1);
+        else
+          fetch = ahead < steps && blk(op, ahead - 1) != blk(op, ahead);
+        if (fetch) {
+          op.start_copy(core, blk(op, ahead), op.cin, false);
+          ++op.cin;
+        }
+        if (s == 0 || blk(op, s) != blk(op, s - 1)) op.wait_copy(core, blk(op, s), op.win, false);
+      };
+      (copy_in(std::get<I>(ins)), ...);
+      // Outputs revisited with RevisitMode::ANY get their block back from HBM.
+      auto restore_out = [&](auto& op) {
+        using S = std::remove_cvref_t<decltype(*op.spec)>;
+        if constexpr (S::revisit == RevisitMode::ANY) {
+          if (s == 0 || blk(op, s) != blk(op, s - 1)) {
+            bool clipped = false;
+            op.block_task(blk(op, s), op.slot(op.cout), false, clipped).move_bytes();
+          }
+        }
+      };
+      (restore_out(std::get<O>(outs)), ...);
+
+      body_(std::get<I>(ins).body_ref(std::get<I>(ins).win)..., std::get<O>(outs).body_ref(std::get<O>(outs).cout)...);
+      core.launch->check_aborted();
+
+      auto copy_out = [&](auto& op) {
+        bool const last_visit = s == steps - 1 || blk(op, s) != blk(op, s + 1);
+        if (last_visit) {
+          op.start_copy(core, blk(op, s), op.cout, true);
+          if (op.buffer_count == 1) {  // single buffer: the copy completes before the slot is reused
+            op.wait_copy(core, blk(op, s), op.cout, true);
+            ++op.wout;
+          }
+          ++op.cout;
+        }
+        if (op.buffer_count > 1 && s > 0 && blk(op, s) != blk(op, s - 1)) {
+          op.wait_copy(core, blk(op, s - 1), op.wout, true);
+          ++op.wout;
+        }
+      };
+      (copy_out(std::get<O>(outs)), ...);
+      auto advance = [&](auto& op) {
+        if (s == steps - 1 || blk(op, s) != blk(op, s + 1)) ++op.win;
+      };
+      (advance(std::get<I>(ins)), ...);
+    }
+    // Epilogue: the last write-backs.
+    auto drain = [&](auto& op) {
+      while (op.wout < op.cout) {
+        op.wait_copy(core, blk(op, steps - 1), op.wout, true);
+        ++op.wout;
+      }
+    };
+    (drain(std::get<O>(outs)), ...);
+  }
+
+  template <std::size_t K, detail::operand_role Role, class RefT, class Spec>
+  static auto make_operand(RefT const& ref, Spec const& spec) {
+    detail::pipelined_operand<Spec, RefT, Role, grid_rank> op;
+    op.spec = &spec;
+    op.ref = ref;
+    op.role_name = Role == detail::operand_role::input ? "in_specs" : "out_specs";
+    op.position = static_cast<int>(K);
+    static_assert(is_dma_only(RefT::space),
+                  "pallas::emit_pipeline: operands must be HBM/ANY refs (the pipeline copies their blocks to VMEM)");
+    return op;
+  }
+
+  /// An output block may be visited again only on consecutive steps (unless RevisitMode::ANY).
+  template <class Op, class PointFn>
+  static void check_revisits(Op const& op, PointFn const& global_point) {
+    using S = std::remove_cvref_t<decltype(*op.spec)>;
+    if constexpr (S::revisit == RevisitMode::IMMEDIATE) {
+      std::vector<std::pair<std::array<index_t, S::rank>, index_t>> runs;  // block, first step
+      for (std::size_t s = 0; s < op.blocks.size(); ++s)
+        if (s == 0 || op.blocks[s] != op.blocks[s - 1]) runs.emplace_back(op.blocks[s], static_cast<index_t>(s));
+      std::sort(runs.begin(), runs.end());
+      for (std::size_t k = 1; k < runs.size(); ++k)
+        if (runs[k].first == runs[k - 1].first)
+          pallas::detail::fail("pallas::emit_pipeline: ", op.name(), " revisits block ",
+                               detail::point_string(runs[k].first), " at grid point ",
+                               detail::point_string(global_point(std::max(runs[k].second, runs[k - 1].second))),
+                               " after writing other blocks; an output block must be visited on consecutive "
+                               "steps (or use pl::Buffered<1, pl::RevisitMode::ANY>)");
+    }
+  }
+
+  /// Two cores must not write the same output block.
+  template <class Op, class Semantic>
+  void check_cross_core(Op const& op, std::array<index_t, grid_rank> const& extents,
+                        std::array<bool, grid_rank> const& is_static, Semantic const& semantics, int num_cores) const {
+    if constexpr (!checked_mode) return;
+    using S = std::remove_cvref_t<decltype(*op.spec)>;
+    std::vector<std::pair<std::array<index_t, S::rank>, int>> owners;  // block, core
+    for (int c = 0; c < num_cores; ++c) {
+      auto const box = detail::split_grid(extents, is_static, semantics, num_cores, c);
+      for (index_t s = 0; s < box.steps(); ++s) {
+        auto p = pallas::detail::unravel<grid_rank>(s, box.extents);
+        for (std::size_t a = 0; a < grid_rank; ++a) p[a] += box.offsets[a];
+        auto const b = op.block_at(p);
+        if (owners.empty() || owners.back().first != b || owners.back().second != c) owners.emplace_back(b, c);
+      }
+    }
+    std::sort(owners.begin(), owners.end());
+    for (std::size_t k = 1; k < owners.size(); ++k)
+      if (owners[k].first == owners[k - 1].first && owners[k].second != owners[k - 1].second)
+        pallas::detail::fail("pallas::emit_pipeline: ", op.name(), " block ", detail::point_string(owners[k].first),
+                             " is written by core ", owners[k - 1].second, " and core ", owners[k].second,
+                             "; cores must write disjoint output blocks");
+  }
+
+  Body body_;
+  GridT grid_;
+  InSpecs in_;
+  OutSpecs out_;
+};
+
+namespace detail {
+
+template <class T>
+struct specs_tuple {
+  using type = std::tuple<>;
+};
+template <class... S>
+struct specs_tuple<in_specs_t<S...>> {
+  using type = std::tuple<S...>;
+};
+template <class... S>
+struct specs_tuple<out_specs_t<S...>> {
+  using type = std::tuple<S...>;
+};
+
+/// The first option satisfying Pred, or Fallback{} when there is none.
+template <template <class> class Pred, class Fallback, class... Options>
+constexpr auto pick(Options const&... options) {
+  constexpr std::size_t at = boost::mp11::mp_find_if<boost::mp11::mp_list<Options...>, Pred>::value;
+  if constexpr (at < sizeof...(Options))
+    return std::get<at>(std::tie(options...));
+  else
+    return Fallback{};
+}
+
+}  // namespace detail
+
+/// `pltpu.emit_pipeline(body, grid=..., in_specs=..., out_specs=..., core_axis_name=...,
+/// dimension_semantics=...)`; the options may come in any order.
+template <class Body, class... Options>
+constexpr auto emit_pipeline(Body body, Options const&... options) {
+  namespace mp = boost::mp11;
+  using list = mp::mp_list<Options...>;
+  static_assert(mp::mp_all_of<list, detail::is_pipeline_option>::value,
+                "pallas::emit_pipeline: options are pl::grid<...>, pl::in_specs(...), pl::out_specs(...), "
+                "pltpu::core_axis_name<...>, pltpu::dimension_semantics<...> and pltpu::no_tiling_check");
+  using grids = mp::mp_copy_if<list, pallas::detail::is_grid>;
+  static_assert(mp::mp_size<grids>::value == 1, "pallas::emit_pipeline: exactly one pl::grid<...> is needed");
+  if constexpr (mp::mp_size<grids>::value == 1) {
+    using grid_type = mp::mp_front<grids>;
+    using ins_list = mp::mp_copy_if<list, detail::is_in_specs>;
+    using outs_list = mp::mp_copy_if<list, detail::is_out_specs>;
+    using axes = mp::mp_copy_if<list, detail::is_core_axis>;
+    using sems = mp::mp_copy_if<list, detail::is_dimension_semantics>;
+    using in_option = mp::mp_eval_if_c<mp::mp_empty<ins_list>::value, in_specs_t<>, mp::mp_front, ins_list>;
+    using out_option = mp::mp_eval_if_c<mp::mp_empty<outs_list>::value, out_specs_t<>, mp::mp_front, outs_list>;
+    using core_axis = mp::mp_eval_if_c<mp::mp_empty<axes>::value, detail::no_core_axis, mp::mp_front, axes>;
+    using semantics = mp::mp_eval_if_c<mp::mp_empty<sems>::value, void, mp::mp_front, sems>;
+    constexpr bool check_tiling = !mp::mp_contains<list, no_tiling_check_t>::value;
+    if constexpr (!std::is_same_v<semantics, void>) {
+      static_assert(semantics::size == grid_type::rank(),
+                    "pallas::emit_pipeline: dimension_semantics needs one entry per grid axis "
+                    "(semantics == grid rank)");
+      static_assert(semantics::parallel_first,
+                    "pallas::emit_pipeline: PARALLEL axes must come before ARBITRARY ones");
+      static_assert(core_axis::static_cores <= 1 || semantics::any_parallel,
+                    "pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL");
+    } else {
+      static_assert(core_axis::static_cores <= 1,
+                    "pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL");
+    }
+    grid_type grid_value = detail::pick<pallas::detail::is_grid, grid_type>(options...);
+    auto in = detail::pick<detail::is_in_specs, in_option>(options...).specs;
+    auto out = detail::pick<detail::is_out_specs, out_option>(options...).specs;
+    return pipeline<Body, grid_type, decltype(in), decltype(out), core_axis, semantics, check_tiling>(
+        std::move(body), grid_value, std::move(in), std::move(out));
+  }
+}
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/pipeline.hpp ----
 // ---- end pallas/pallas.hpp ----
