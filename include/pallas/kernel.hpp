@@ -114,6 +114,15 @@ template <class F>
 struct callable_arity<F, std::void_t<decltype(&F::operator())>>
     : call_operator_arity<decltype(&F::operator())> {};
 
+/// The rule on a non-generic body's parameter count. Both counts are template arguments,
+/// so the compiler's message shows them: `check_body_parameters<1, 2>`, '1 == 2'.
+template <int BodyParameters, int Expected>
+constexpr void check_body_parameters() {
+  static_assert(BodyParameters == Expected,
+                "pallas::kernel: the body must take one parameter per input, output and "
+                "scratch buffer (body parameters == inputs + outputs + scratch)");
+}
+
 template <class F, class Tuple>
 struct invocable_with_tuple;
 template <class F, class... A>
@@ -161,9 +170,7 @@ class kernel_fn {
     constexpr int expected = static_cast<int>(sizeof...(Inputs)) + num_outputs +
                              static_cast<int>(sizeof...(Scratch));
     constexpr int arity = detail::callable_arity<Body>::value;
-    static_assert(arity == -1 || arity == expected,
-                  "pallas::kernel: the body must take one parameter per input, output and "
-                  "scratch buffer (body parameters == inputs + outputs + scratch)");
+    if constexpr (arity != -1) detail::check_body_parameters<arity, expected>();
     constexpr std::int64_t vmem_asked = (std::int64_t{0} + ... + Scratch::vmem_bytes);
     constexpr std::int64_t smem_asked = (std::int64_t{0} + ... + Scratch::smem_bytes);
     static_assert(vmem_asked <= Mesh::info.vmem_capacity_bytes,
