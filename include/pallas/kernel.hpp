@@ -242,14 +242,16 @@ constexpr auto kernel(Options const&... options) {
   static_assert(mp::mp_size<meshes>::value == 1,
                 "pallas::kernel: exactly one mesh is needed: pl::mesh<pltpu::TensorCoreMesh<\"core\">>");
   static_assert(mp::mp_size<scratches>::value <= 1, "pallas::kernel: at most one pl::scratch_types<...>");
-  if constexpr (mp::mp_size<meshes>::value == 1 && mp::mp_size<scratches>::value <= 1) {
-    using mesh_type = typename detail::mesh_of<mp::mp_front<meshes>>::type;
-    using scratch_option = mp::mp_eval_if_c<mp::mp_empty<scratches>::value, scratch_types_t<>,
-                                            mp::mp_front, scratches>;
-    auto outs = std::tuple_cat(detail::outputs_of(options)...);
-    using builder = typename detail::builder_for<mesh_type, decltype(outs), scratch_option>::type;
-    return builder{outs};
-  }
+  // After a mistake above, carry on with a stand-in mesh (or the first of several) so that
+  // the mistake is the only error.
+  using mesh_option = mp::mp_eval_if_c<mp::mp_empty<meshes>::value, tpu::TensorCoreMesh<"core">,
+                                       mp::mp_front, meshes>;
+  using mesh_type = typename detail::mesh_of<mesh_option>::type;
+  using scratch_option = mp::mp_eval_if_c<mp::mp_empty<scratches>::value, scratch_types_t<>,
+                                          mp::mp_front, scratches>;
+  auto outs = std::tuple_cat(detail::outputs_of(options)...);
+  using builder = typename detail::builder_for<mesh_type, decltype(outs), scratch_option>::type;
+  return builder{outs};
 }
 
 }  // namespace pallas
