@@ -74,7 +74,7 @@ struct block_dim_info {
 
 template <auto D>
 constexpr block_dim_info block_dim_of() {
-  using T = decltype(D);
+  using T = std::remove_cvref_t<decltype(D)>;
   if constexpr (std::is_integral_v<T>) {
     static_assert(D > 0, "pallas::BlockSpec: every block size must be > 0");
     return {block_dim_kind::blocked, static_cast<index_t>(D)};

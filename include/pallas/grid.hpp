@@ -19,23 +19,25 @@ struct grid_t {
   static constexpr std::size_t rank() noexcept { return sizeof...(Es); }
   static constexpr bool is_static = extents_type::is_static;
 
-  extents_type extents_{};
-
-  constexpr grid_t()
-    requires is_static
-  = default;
-  constexpr explicit grid_t(extents_type e) : extents_(e) {}
+  /// Every extent; the pl::dyn ones are 0 until given with operator().
+  std::array<index_t, sizeof...(Es)> extents_{(Es == dyn ? 0 : Es)...};
 
   /// The run-time extents: `pl::grid<pl::dyn, 8>(n)`.
   template <DynamicInt... I>
     requires(sizeof...(I) == extents_type::rank_dynamic() && sizeof...(I) > 0)
   constexpr grid_t operator()(I... dynamic_extents) const {
-    return grid_t(extents_type(dynamic_extents...));
+    grid_t g;
+    g.extents_ = extents_type(dynamic_extents...).all();
+    return g;
   }
 
-  constexpr index_t extent(std::size_t axis) const noexcept { return extents_.extent(axis); }
-  constexpr index_t size() const noexcept { return extents_.size(); }
-  constexpr std::array<index_t, sizeof...(Es)> all() const noexcept { return extents_.all(); }
+  constexpr index_t extent(std::size_t axis) const noexcept { return extents_[axis]; }
+  constexpr index_t size() const noexcept {
+    index_t n = 1;
+    for (auto e : extents_) n *= e;
+    return n;
+  }
+  constexpr std::array<index_t, sizeof...(Es)> all() const noexcept { return extents_; }
 };
 
 /// `grid=(a, b, ...)`.

@@ -209,6 +209,9 @@ struct pipelined_operand {
   static constexpr std::size_t rank = Spec::rank;
   using block_ref = Ref<T, typename Spec::block_shape, memory_space::vmem>;
 
+  pipelined_operand(Spec const& s, RefT const& r, std::string_view role, int pos)
+      : spec(&s), ref(r), role_name(role), position(pos) {}
+
   Spec const* spec;
   RefT ref;
   std::string_view role_name;  // "in_specs" / "out_specs"
@@ -435,11 +438,11 @@ class pipeline {
     };
 
     // The operands and their block tables; every check runs before any byte moves.
-    auto ins = std::tuple{make_operand<I, operand_role::input>(std::get<I>(refs), std::get<I>(in_))...};
-    auto outs = std::tuple{
+    [[maybe_unused]] auto ins = std::tuple{make_operand<I, operand_role::input>(std::get<I>(refs), std::get<I>(in_))...};
+    [[maybe_unused]] auto outs = std::tuple{
         make_operand<O, operand_role::output>(std::get<num_inputs + O>(refs), std::get<O>(out_))...};
     if (steps == 0) return;
-    auto fill_blocks = [&](auto& op) {
+    [[maybe_unused]] auto fill_blocks = [&](auto& op) {
       op.blocks.resize(static_cast<std::size_t>(steps));
       for (index_t s = 0; s < steps; ++s) {
         auto const p = global_point(s);
@@ -460,7 +463,7 @@ class pipeline {
       std::int64_t m;
       ~release_guard() { a.release(m); }
     } guard{core.vmem, mark};
-    auto allocate = [&](auto& op) {
+    [[maybe_unused]] auto allocate = [&](auto& op) {
       using T = typename std::remove_cvref_t<decltype(op)>::T;
       using S = std::remove_cvref_t<decltype(*op.spec)>;
       auto const bytes = static_cast<std::int64_t>(op.buffer_count) * S::block_elements * static_cast<std::int64_t>(sizeof(T));
@@ -471,13 +474,13 @@ class pipeline {
     (allocate(std::get<I>(ins)), ...);
     (allocate(std::get<O>(outs)), ...);
 
-    auto blk = [](auto const& op, index_t s) -> auto const& { return op.blocks[static_cast<std::size_t>(s)]; };
+    [[maybe_unused]] auto blk = [](auto const& op, index_t s) -> auto const& { return op.blocks[static_cast<std::size_t>(s)]; };
     int max_bc = 2;
     ((max_bc = std::max(max_bc, std::get<I>(ins).buffer_count)), ...);
 
     // Prologue: the first fetches of every input.
     for (int k = 0; k + 1 < max_bc && k < steps; ++k) {
-      auto prefetch = [&](auto& op) {
+      [[maybe_unused]] auto prefetch = [&](auto& op) {
         if (k + 1 >= op.buffer_count) return;
         if (k == 0 || blk(op, k) != blk(op, k - 1)) {
           op.start_copy(core, blk(op, k), op.cin, false);
@@ -507,7 +510,7 @@ class pipeline {
       for (std::size_t a = 0; a < grid_rank; ++a) frame.program_id[a] = point[a];
       core.grid = &frame;
 
-      auto copy_in = [&](auto& op) {
+      [[maybe_unused]] auto copy_in = [&](auto& op) {
         index_t const bc = op.buffer_count;
         index_t const ahead = s + bc - 1;
         bool fetch = false;
@@ -523,7 +526,7 @@ class pipeline {
       };
       (copy_in(std::get<I>(ins)), ...);
       // Outputs revisited with RevisitMode::ANY get their block back from HBM.
-      auto restore_out = [&](auto& op) {
+      [[maybe_unused]] auto restore_out = [&](auto& op) {
         using S = std::remove_cvref_t<decltype(*op.spec)>;
         if constexpr (S::revisit == RevisitMode::ANY) {
           if (s == 0 || blk(op, s) != blk(op, s - 1)) {
@@ -537,7 +540,7 @@ class pipeline {
       body_(std::get<I>(ins).body_ref(std::get<I>(ins).win)..., std::get<O>(outs).body_ref(std::get<O>(outs).cout)...);
       core.launch->check_aborted();
 
-      auto copy_out = [&](auto& op) {
+      [[maybe_unused]] auto copy_out = [&](auto& op) {
         bool const last_visit = s == steps - 1 || blk(op, s) != blk(op, s + 1);
         if (last_visit) {
           op.start_copy(core, blk(op, s), op.cout, true);
@@ -553,13 +556,13 @@ class pipeline {
         }
       };
       (copy_out(std::get<O>(outs)), ...);
-      auto advance = [&](auto& op) {
+      [[maybe_unused]] auto advance = [&](auto& op) {
         if (s == steps - 1 || blk(op, s) != blk(op, s + 1)) ++op.win;
       };
       (advance(std::get<I>(ins)), ...);
     }
     // Epilogue: the last write-backs.
-    auto drain = [&](auto& op) {
+    [[maybe_unused]] auto drain = [&](auto& op) {
       while (op.wout < op.cout) {
         op.wait_copy(core, blk(op, steps - 1), op.wout, true);
         ++op.wout;
@@ -570,14 +573,10 @@ class pipeline {
 
   template <std::size_t K, detail::operand_role Role, class RefT, class Spec>
   static auto make_operand(RefT const& ref, Spec const& spec) {
-    detail::pipelined_operand<Spec, RefT, Role, grid_rank> op;
-    op.spec = &spec;
-    op.ref = ref;
-    op.role_name = Role == detail::operand_role::input ? "in_specs" : "out_specs";
-    op.position = static_cast<int>(K);
     static_assert(is_dma_only(RefT::space),
                   "pallas::emit_pipeline: operands must be HBM/ANY refs (the pipeline copies their blocks to VMEM)");
-    return op;
+    return detail::pipelined_operand<Spec, RefT, Role, grid_rank>(
+        spec, ref, Role == detail::operand_role::input ? "in_specs" : "out_specs", static_cast<int>(K));
   }
 
   /// An output block may be visited again only on consecutive steps (unless RevisitMode::ANY).
