@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-bash scripts/setup.sh libbenchmark-dev libopenblas-dev libeigen3-dev
+bash scripts/setup.sh libbenchmark-dev libopenblas-dev  # Eigen is in the base set
 
 shopt -s nullglob
 sources=(benchmarks/*.cpp)
