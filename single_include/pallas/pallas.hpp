@@ -487,51 +487,65 @@ template <class T, class Sh, memory_space Sp, class St>
 struct is_ref<Ref<T, Sh, Sp, St>> : std::true_type {};
 
 // What one indexer does to a dimension of static extent E (pallas::dyn if run-time):
-// whether the dimension is kept, and its new static extent.
+// whether the dimension is kept, and its new static extent. check() holds the static
+// rules; it is a function so that a failed rule leaves the class complete (clang would
+// otherwise add an error per use of it).
 template <class I, index_t E>
 struct index_rule;
 
 template <DynamicInt I, index_t E>
 struct index_rule<I, E> {
+  static constexpr bool check() { return true; }
   static constexpr bool kept = false;
   static constexpr index_t extent = 0;
 };
 
 template <index_t V, index_t E>
 struct index_rule<c_t<V>, E> {
-  static_assert(V >= 0, "pallas::Ref::at: a static index must be >= 0");
-  static_assert(E == dyn || V < E,
-                "pallas::Ref::at: a static index must be inside its dimension (index < extent)");
+  static constexpr bool check() {
+    static_assert(V >= 0, "pallas::Ref::at: a static index must be >= 0");
+    static_assert(E == dyn || V < E,
+                  "pallas::Ref::at: a static index must be inside its dimension (index < extent)");
+    return V >= 0 && (E == dyn || V < E);
+  }
   static constexpr bool kept = false;
   static constexpr index_t extent = 0;
 };
 
 template <index_t S, class Start, index_t E>
 struct index_rule<static_slice<S, Start>, E> {
-  static_assert(E == dyn || S <= E,
-                "pallas::Ref::at: a static slice must fit its dimension (size <= extent)");
+  static constexpr bool check() {
+    static_assert(E == dyn || S <= E,
+                  "pallas::Ref::at: a static slice must fit its dimension (size <= extent)");
+    return E == dyn || S <= E;
+  }
   static constexpr bool kept = true;
   static constexpr index_t extent = S;
 };
 
 template <index_t S, index_t V, index_t E>
 struct index_rule<static_slice<S, c_t<V>>, E> {
-  static_assert(V >= 0, "pallas::Ref::at: a static slice must start at >= 0");
-  static_assert(E == dyn || V + S <= E,
-                "pallas::Ref::at: a static slice must stay inside its dimension "
-                "(start + size <= extent)");
+  static constexpr bool check() {
+    static_assert(V >= 0, "pallas::Ref::at: a static slice must start at >= 0");
+    static_assert(E == dyn || V + S <= E,
+                  "pallas::Ref::at: a static slice must stay inside its dimension "
+                  "(start + size <= extent)");
+    return V >= 0 && (E == dyn || V + S <= E);
+  }
   static constexpr bool kept = true;
   static constexpr index_t extent = S;
 };
 
 template <index_t E>
 struct index_rule<dynamic_slice, E> {
+  static constexpr bool check() { return true; }
   static constexpr bool kept = true;
   static constexpr index_t extent = dyn;
 };
 
 template <index_t E>
 struct index_rule<full_extent_t, E> {
+  static constexpr bool check() { return true; }
   static constexpr bool kept = true;
   static constexpr index_t extent = E;
 };
@@ -710,6 +724,10 @@ class Ref {
     namespace mp = boost::mp11;
     if constexpr (sizeof...(R) != rank()) {
       return *this;  // normalize_indexers already reported the mistake
+    } else if constexpr (!(detail::index_rule<std::tuple_element_t<R, Tuple>,
+                                              Shape::static_extent(R)>::check() &&
+                           ...)) {
+      return *this;  // a static rule failed and said so
     } else {
       using rules = mp::mp_list<
           detail::index_rule<std::tuple_element_t<R, Tuple>, Shape::static_extent(R)>...>;
