@@ -217,9 +217,9 @@ class extents {
       if (all[r] < 0)
         detail::fail<shape_error>("pallas::shape: extent of dimension ", r, " is ", all[r],
                                   ", must be >= 0");
-      if (static_extents[r] == dyn)
-        result.dynamic_[k++] = all[r];
-      else if (static_extents[r] != all[r])
+      if (static_extents[r] == dyn) {
+        if constexpr (num_dynamic > 0) result.dynamic_[k++] = all[r];
+      } else if (static_extents[r] != all[r])
         detail::fail<shape_error>("pallas::shape: dimension ", r, " has static extent ",
                                   static_extents[r], " but ", all[r], " was given");
     }
@@ -277,7 +277,12 @@ class extents {
   friend class extents;
   struct detail_tag {};
   constexpr explicit extents(detail_tag) noexcept {}
-  [[no_unique_address]] std::array<index_t, num_dynamic> dynamic_{};
+  // std::array<index_t, 0> is not an empty class (libstdc++ gives it a byte), so an
+  // all-static shape stores an empty struct: a static Ref is then one pointer.
+  struct no_dynamic_extents {};
+  using dynamic_storage = std::conditional_t<num_dynamic == 0, no_dynamic_extents,
+                                             std::array<index_t, num_dynamic>>;
+  [[no_unique_address]] dynamic_storage dynamic_{};
 };
 
 /// The shape of an array or block: `pl::shape<8, 128>`, `pl::shape<pl::dyn, 128>`.
@@ -3408,6 +3413,16 @@ struct is_core_axis : std::false_type {};
 template <fixed_string N, class M>
 struct is_core_axis<core_axis_name_t<N, M>> : std::true_type {};
 
+template <std::size_t R>
+struct no_semantics {
+  static constexpr std::array<GridDimensionSemantics, R> values = [] {
+    std::array<GridDimensionSemantics, R> v{};
+    v.fill(ARBITRARY);
+    return v;
+  }();
+  static constexpr bool any_parallel = false;
+};
+
 struct no_core_axis {
   static constexpr std::string_view name{};
   static constexpr int static_cores = 1;
@@ -3469,16 +3484,6 @@ constexpr bool tiling_ok() {
   }
 }
 
-/// Shows the block and array shapes in the compiler's note when the tiling rule fails.
-template <class BlockShape, class ArrayShape, bool Ok>
-struct tiling_rule {
-  static_assert(Ok,
-                "pallas::BlockSpec: TPU tiling: the last two block dims must be divisible by 8 and 128 or "
-                "equal the array's (1-D: equal, a multiple of 1024, or a power of two >= 128 * 32 / bits); "
-                "pass pltpu::no_tiling_check to skip this rule");
-  static constexpr bool value = Ok;
-};
-
 /// Compile-time rules for one operand.
 template <class Spec, class RefT, std::size_t GridRank, bool CheckTiling>
 constexpr bool check_operand() {
@@ -3491,14 +3496,147 @@ constexpr bool check_operand() {
       if constexpr (!check_index_map_arity<Spec, GridRank>()) {
         return false;
       } else if constexpr (CheckTiling && PALLAS_TPU_TILING_CHECK && RefT::shape_type::is_static) {
-        return tiling_rule<typename Spec::full_block_shape, typename RefT::shape_type,
-                           tiling_ok<Spec, typename RefT::shape_type, typename RefT::value_type>()>::value;
+        constexpr bool ok = tiling_ok<Spec, typename RefT::shape_type, typename RefT::value_type>();
+        static_assert(ok,
+                      "pallas::BlockSpec: TPU tiling: the last two block dims must be divisible by 8 and 128 or "
+                      "equal the array's (1-D: equal, a multiple of 1024, or a power of two >= 128 * 32 / bits); "
+                      "pass pltpu::no_tiling_check to skip this rule");
+        return ok;
       } else {
         return true;
       }
     }
   }
   return false;
+}
+
+// ---- Whole-grid rules, evaluated at compile time for static grids, static array shapes
+// and index maps the compiler can evaluate (captureless, constexpr). Larger grids than
+// max_static_check_steps, and everything else, are checked when the pipeline starts.
+
+inline constexpr index_t max_static_check_steps = 1024;
+
+template <class Map, std::size_t GridRank>
+constexpr bool probe_index_map() {
+  std::array<index_t, GridRank> zero{};
+  std::apply([](auto... i) { (void)Map{}(i...); }, zero);
+  return true;
+}
+
+/// An index map the compiler can evaluate over the whole grid.
+template <class Map, std::size_t GridRank>
+concept ConstexprIndexMap =
+    std::default_initializable<Map> && requires { typename std::bool_constant<probe_index_map<Map, GridRank>()>; };
+
+template <class Spec, std::size_t R>
+constexpr std::array<index_t, Spec::rank> static_block_at(std::array<index_t, R> const& point) {
+  return std::apply(
+      [](auto... i) { return pallas::detail::to_block_indices<Spec::rank>(typename Spec::index_map_type{}(i...)); },
+      point);
+}
+
+/// The first grid step (in grid order) whose block leaves the array, or -1.
+template <class Spec, class ArrayShape, class GridT>
+constexpr index_t first_step_out_of_range() {
+  constexpr auto extents = GridT{}.all();
+  index_t const n = GridT{}.size();
+  for (index_t s = 0; s < n; ++s) {
+    auto const b = static_block_at<Spec>(pallas::detail::unravel(s, extents));
+    for (std::size_t d = 0; d < Spec::rank; ++d) {
+      index_t const start = Spec::dims[d].kind == block_dim_kind::blocked ? b[d] * Spec::dims[d].size : b[d];
+      if (start < 0 || start >= ArrayShape::static_extent(d)) return s;
+    }
+  }
+  return -1;
+}
+
+/// The steps of core `core`'s box, in its order, as global linear steps.
+template <class GridT, class Semantics>
+constexpr core_box<GridT::rank()> static_box(int cores, int core) {
+  constexpr auto extents = GridT{}.all();
+  std::array<bool, GridT::rank()> is_static{};
+  is_static.fill(true);
+  std::array<GridDimensionSemantics, GridT::rank()> semantics{};
+  for (std::size_t a = 0; a < GridT::rank(); ++a) semantics[a] = Semantics::values[a];
+  return split_grid(extents, is_static, semantics, cores, core);
+}
+
+template <std::size_t R>
+constexpr std::array<index_t, R> box_point(core_box<R> const& box, index_t s) {
+  auto p = pallas::detail::unravel(s, box.extents);
+  for (std::size_t a = 0; a < R; ++a) p[a] += box.offsets[a];
+  return p;
+}
+
+template <std::size_t R>
+constexpr index_t linear_step(std::array<index_t, R> const& p, std::array<index_t, R> const& extents) {
+  index_t s = 0;
+  for (std::size_t a = 0; a < R; ++a) s = s * extents[a] + p[a];
+  return s;
+}
+
+/// The first grid step at which an output block is visited again after another block, on
+/// any core, or -1.
+template <class Spec, class GridT, class Semantics, int Cores>
+constexpr index_t first_revisit_step() {
+  constexpr auto extents = GridT{}.all();
+  for (int c = 0; c < Cores; ++c) {
+    auto const box = static_box<GridT, Semantics>(Cores, c);
+    index_t const n = box.steps();
+    for (index_t s = 1; s < n; ++s) {
+      auto const b = static_block_at<Spec>(box_point(box, s));
+      if (b == static_block_at<Spec>(box_point(box, s - 1))) continue;
+      for (index_t t = 0; t + 1 < s; ++t)
+        if (static_block_at<Spec>(box_point(box, t)) == b) return linear_step(box_point(box, s), extents);
+    }
+  }
+  return -1;
+}
+
+/// The first grid step whose output block another core also writes, or -1.
+template <class Spec, class GridT, class Semantics, int Cores>
+constexpr index_t first_shared_block_step() {
+  constexpr auto extents = GridT{}.all();
+  for (int c = 1; c < Cores; ++c) {
+    auto const box = static_box<GridT, Semantics>(Cores, c);
+    for (index_t s = 0; s < box.steps(); ++s) {
+      auto const b = static_block_at<Spec>(box_point(box, s));
+      for (int other = 0; other < c; ++other) {
+        auto const obox = static_box<GridT, Semantics>(Cores, other);
+        for (index_t t = 0; t < obox.steps(); ++t)
+          if (static_block_at<Spec>(box_point(obox, t)) == b) return linear_step(box_point(box, s), extents);
+      }
+    }
+  }
+  return -1;
+}
+
+/// The whole-grid rules for one operand, where the compiler can evaluate them.
+template <class Spec, class RefT, class GridT, class Semantics, int Cores, bool IsOutput>
+constexpr bool check_whole_grid() {
+  if constexpr (GridT::is_static && RefT::shape_type::is_static &&
+                ConstexprIndexMap<typename Spec::index_map_type, GridT::rank()>) {
+    if constexpr (GridT{}.size() <= max_static_check_steps) {
+      static_assert(first_step_out_of_range<Spec, typename RefT::shape_type, GridT>() == -1,
+                    "pallas::emit_pipeline: an index map returns a block outside its array (the number is the "
+                    "first such grid step, in grid order)");
+      if constexpr (IsOutput && Spec::revisit == RevisitMode::IMMEDIATE && Cores >= 1 &&
+                    first_step_out_of_range<Spec, typename RefT::shape_type, GridT>() == -1) {
+        using sem = std::conditional_t<std::is_same_v<Semantics, void>, no_semantics<GridT::rank()>, Semantics>;
+        if constexpr (Cores == 1 || sem::any_parallel) {
+          static_assert(first_revisit_step<Spec, GridT, sem, Cores>() == -1,
+                        "pallas::emit_pipeline: an output block is revisited after another block (the number is "
+                        "the first grid step that revisits); visit it on consecutive steps or use "
+                        "pl::Buffered<1, pl::RevisitMode::ANY>");
+          if constexpr (Cores > 1)
+            static_assert(first_shared_block_step<Spec, GridT, sem, Cores>() == -1,
+                          "pallas::emit_pipeline: two cores write the same output block (the number is the first "
+                          "grid step whose block another core also writes)");
+        }
+      }
+    }
+  }
+  return true;
 }
 
 /// A grid point, for error messages.
@@ -3698,6 +3836,9 @@ class pipeline {
     constexpr bool each = (detail::check_operand<spec_t<RefsTuple, K>, std::tuple_element_t<K, RefsTuple>,
                                                  grid_rank, CheckTiling>() && ...);
     if constexpr (each) {
+      (detail::check_whole_grid<spec_t<RefsTuple, K>, std::tuple_element_t<K, RefsTuple>, GridT, Semantics,
+                                CoreAxis::static_cores, (K >= num_inputs)>(),
+       ...);
       constexpr std::int64_t vmem_bytes =
           (std::int64_t{0} + ... +
            (std::int64_t{spec_t<RefsTuple, K>::buffer_count > 0 ? spec_t<RefsTuple, K>::buffer_count : 2} *
