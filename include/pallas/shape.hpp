@@ -94,9 +94,9 @@ class extents {
       if (all[r] < 0)
         detail::fail<shape_error>("pallas::shape: extent of dimension ", r, " is ", all[r],
                                   ", must be >= 0");
-      if (static_extents[r] == dyn)
-        result.dynamic_[k++] = all[r];
-      else if (static_extents[r] != all[r])
+      if (static_extents[r] == dyn) {
+        if constexpr (num_dynamic > 0) result.dynamic_[k++] = all[r];
+      } else if (static_extents[r] != all[r])
         detail::fail<shape_error>("pallas::shape: dimension ", r, " has static extent ",
                                   static_extents[r], " but ", all[r], " was given");
     }
@@ -154,7 +154,12 @@ class extents {
   friend class extents;
   struct detail_tag {};
   constexpr explicit extents(detail_tag) noexcept {}
-  [[no_unique_address]] std::array<index_t, num_dynamic> dynamic_{};
+  // std::array<index_t, 0> is not an empty class (libstdc++ gives it a byte), so an
+  // all-static shape stores an empty struct: a static Ref is then one pointer.
+  struct no_dynamic_extents {};
+  using dynamic_storage = std::conditional_t<num_dynamic == 0, no_dynamic_extents,
+                                             std::array<index_t, num_dynamic>>;
+  [[no_unique_address]] dynamic_storage dynamic_{};
 };
 
 /// The shape of an array or block: `pl::shape<8, 128>`, `pl::shape<pl::dyn, 128>`.
