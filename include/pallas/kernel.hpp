@@ -180,7 +180,7 @@ class kernel_fn {
                   "pallas::kernel: the SMEM scratch exceeds the chip's SMEM (bytes asked <= "
                   "bytes available per core)");
 
-    auto outputs = std::apply([](auto const&... o) { return std::tuple{o.make_array()...}; }, outs_);
+    auto outputs = std::apply([](auto const&... o) { return std::tuple{o.make_uninitialized_array()...}; }, outs_);
     std::apply([](auto&... o) { (detail::poison(o), ...); }, outputs);
     auto out_refs = std::apply([](auto const&... o) { return std::tuple{o.ref()...}; }, outputs);
     auto in_refs = std::tuple{inputs.ref()...};

@@ -28,6 +28,9 @@ struct ShapeDtypeStruct {
 
   /// A zeroed array of this shape and dtype.
   array_type make_array() const { return array_type(shape); }
+
+  /// An array of this shape and dtype whose contents are unspecified.
+  array_type make_uninitialized_array() const { return array_type(uninitialized, shape); }
 };
 
 /// The ShapeDtypeStruct of an array: `jax.ShapeDtypeStruct.like(x)`.
