@@ -798,6 +798,8 @@ class Ref {
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <mutex>
+#include <vector>
 #include <new>
 #include <ostream>
 #include <span>
@@ -811,21 +813,76 @@ namespace detail {
 
 inline constexpr std::size_t array_alignment = 64;
 
-struct aligned_delete {
-  void operator()(void* p) const noexcept { ::operator delete(p, std::align_val_t{array_alignment}); }
+/// Recycles large buffers, so that calling a kernel again does not fault in fresh pages for
+/// its outputs (a 64 MiB output costs ~16k page faults otherwise). Off in checked mode, so
+/// that AddressSanitizer sees every use after free.
+class buffer_pool {
+ public:
+  static constexpr std::size_t min_bytes = std::size_t{1} << 20;
+  static constexpr std::size_t max_cached_bytes = std::size_t{1} << 30;
+
+  static buffer_pool& instance() {
+    static buffer_pool* const pool = new buffer_pool;  // never destroyed: Arrays may outlive statics
+    return *pool;
+  }
+
+  void* take(std::size_t bytes) {
+    if (!checked_mode && bytes >= min_bytes) {
+      std::lock_guard lock(mutex_);
+      for (std::size_t k = 0; k < free_.size(); ++k)
+        if (free_[k].first == bytes) {
+          void* p = free_[k].second;
+          free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(k));
+          cached_ -= bytes;
+          return p;
+        }
+    }
+    return ::operator new(bytes, std::align_val_t{array_alignment});
+  }
+
+  void give(void* p, std::size_t bytes) noexcept {
+    if (!checked_mode && bytes >= min_bytes) {
+      std::lock_guard lock(mutex_);
+      if (cached_ + bytes <= max_cached_bytes) {
+        free_.emplace_back(bytes, p);
+        cached_ += bytes;
+        return;
+      }
+    }
+    ::operator delete(p, std::align_val_t{array_alignment});
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::size_t, void*>> free_;
+  std::size_t cached_ = 0;
 };
 
-// Value-initialized (zeroed) aligned storage for n elements of T.
+struct aligned_delete {
+  std::size_t bytes = 0;
+  void operator()(void* p) const noexcept { buffer_pool::instance().give(p, bytes); }
+};
+
 template <class T>
-std::unique_ptr<T[], aligned_delete> allocate_zeroed(index_t n) {
+using buffer = std::unique_ptr<T[], aligned_delete>;
+
+// Aligned storage for n elements of T, zeroed or left as it is.
+template <class T>
+buffer<T> allocate_buffer(index_t n, bool zero) {
   static_assert(std::is_trivially_copyable_v<T>, "pallas::Array: elements must be trivially copyable");
   std::size_t const bytes = std::max<std::size_t>(1, static_cast<std::size_t>(n) * sizeof(T));
-  void* p = ::operator new(bytes, std::align_val_t{array_alignment});
-  std::memset(p, 0, bytes);
-  return std::unique_ptr<T[], aligned_delete>(static_cast<T*>(p));
+  void* p = buffer_pool::instance().take(bytes);
+  if (zero) std::memset(p, 0, bytes);
+  return buffer<T>(static_cast<T*>(p), aligned_delete{bytes});
 }
 
 }  // namespace detail
+
+/// Tag for an Array whose contents start unspecified: `pl::Array<float, 8>(pl::uninitialized)`.
+struct uninitialized_t {
+  explicit constexpr uninitialized_t() = default;
+};
+inline constexpr uninitialized_t uninitialized{};
 
 template <class T, index_t... Dims>
 class Array {
@@ -842,7 +899,13 @@ class Array {
       : Array(shape_type{}) {}
 
   /// All zeros, with the given shape.
-  explicit Array(shape_type shape) : shape_(shape), data_(detail::allocate_zeroed<T>(shape.size())) {}
+  explicit Array(shape_type shape) : shape_(shape), data_(detail::allocate_buffer<T>(shape.size(), true)) {}
+
+  /// Contents unspecified (what kernels write their outputs into).
+  Array(uninitialized_t, shape_type shape) : shape_(shape), data_(detail::allocate_buffer<T>(shape.size(), false)) {}
+  explicit Array(uninitialized_t)
+    requires shape_type::is_static
+      : Array(uninitialized, shape_type{}) {}
 
   /// All zeros, with the run-time extents given in order: `Array<float, dyn, 128>(rows)`.
   template <DynamicInt... I>
@@ -887,7 +950,7 @@ class Array {
     return a;
   }
 
-  Array(Array const& other) : shape_(other.shape_), data_(detail::allocate_zeroed<T>(other.size())) {
+  Array(Array const& other) : shape_(other.shape_), data_(detail::allocate_buffer<T>(other.size(), false)) {
     std::copy_n(other.data(), other.size(), data());
   }
   Array& operator=(Array const& other) {
@@ -993,7 +1056,7 @@ class Array {
   }
 
   [[no_unique_address]] shape_type shape_;
-  std::unique_ptr<T[], detail::aligned_delete> data_;
+  detail::buffer<T> data_;
 };
 
 /// `numpy.allclose`: same shape and |a - b| <= atol + rtol * |b| everywhere; NaNs compare
