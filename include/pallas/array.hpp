@@ -252,7 +252,12 @@ class Array {
       out << '[';
       for (index_t i = 0; i < n; ++i) {
         if (summarize && n > 6 && i == 3) {
-          out << (dim + 1 == rank() ? " ..." : "\n" + std::string(dim + 1, ' ') + "...");
+          // numpy: the "..." row takes the separator of its level (a blank line per level
+          // below the innermost two).
+          if (dim + 1 == rank())
+            out << " ...";
+          else
+            out << std::string(rank() - dim - 1, '\n') << std::string(dim + 1, ' ') << "...";
           i = n - 3;
         }
         if (i > 0) {

@@ -1037,7 +1037,12 @@ class Array {
       out << '[';
       for (index_t i = 0; i < n; ++i) {
         if (summarize && n > 6 && i == 3) {
-          out << (dim + 1 == rank() ? " ..." : "\n" + std::string(dim + 1, ' ') + "...");
+          // numpy: the "..." row takes the separator of its level (a blank line per level
+          // below the innermost two).
+          if (dim + 1 == rank())
+            out << " ...";
+          else
+            out << std::string(rank() - dim - 1, '\n') << std::string(dim + 1, ' ') << "...";
           i = n - 3;
         }
         if (i > 0) {
@@ -1677,6 +1682,3530 @@ template <class T>
 
 }  // namespace pallas
 // ---- end pallas/dtype.hpp ----
+// ---- begin pallas/expr/expression.hpp ----
+// Block expressions: the values a kernel computes with on VMEM blocks.
+//
+// `x[pl::ellipsis] * 2 + y[pl::ellipsis]` builds a lazy expression with a static shape and
+// a dtype; assigning it to a block (`o[pl::ellipsis] = ...`) evaluates it in one pass. This
+// header defines what every expression provides, and the leaves: strided views of memory
+// (`detail::leaf`, which VMEM block views and owned blocks become) and scalars.
+//
+// The gotcha, as in Eigen: an expression made from a ref reads the ref's memory when it is
+// assigned, not when it is built; `auto v = x[pl::ellipsis];` is a view of x, not a copy.
+// `pl::eval(e)`, `e.eval()` and `pl::load(ref)` make an owning `pl::block<T, Shape>`.
+//
+// Every expression type E (derived from pl::expression_base) provides:
+//   value_type, shape_type (a static pl::shape), rank
+//   flat_shape              static: every node of E has E's shape or one element, so E can
+//                           be walked as one flat row when its leaves are contiguous
+//   contiguous()            run time: every leaf is contiguous, row-major
+//   unit_rows()             run time: every leaf has stride 1 along the last dimension
+//   row<Unit>(idx)          a callable j -> value at (idx[0], ..., idx[rank-2], j); with Unit
+//                           the leaves assume stride 1 along the last dimension
+//   aliases(region, remap)  whether E reads the memory `region` other than element by
+//                           element at the same index (then an assignment needs a temporary)
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas {
+
+/// The base of every block expression (lazy nodes, views, owned blocks, deferred
+/// products). It makes `pallas` an associated namespace of all of them, so the operators
+/// are found.
+struct expression_base {};
+
+namespace detail {
+
+/// Marks expressions that cannot be walked element by element (a deferred `pl::dot`):
+/// they are evaluated into a block when used inside another expression.
+struct deferred_marker {};
+
+template <std::size_t R>
+using index_array = std::array<index_t, R>;
+
+}  // namespace detail
+
+/// Anything that can be an operand of a block expression, except scalars.
+template <class E>
+concept Operand = std::derived_from<std::remove_cvref_t<E>, expression_base>;
+
+/// An expression that can be walked element by element.
+template <class E>
+concept Expression =
+    Operand<E> && !std::derived_from<std::remove_cvref_t<E>, detail::deferred_marker>;
+
+/// A C++ arithmetic value: weakly typed like a Python scalar (`x_bf16 * 2` stays bf16).
+template <class S>
+concept WeakScalar = std::is_arithmetic_v<std::remove_cvref_t<S>>;
+
+/// A pallas dtype value that is not a C++ arithmetic type (bfloat16, float16): strongly
+/// typed, like a 0-d jnp array.
+template <class S>
+concept StrongScalar =
+    Dtype<std::remove_cvref_t<S>> && !std::is_arithmetic_v<std::remove_cvref_t<S>>;
+
+/// Any scalar an expression can be combined with.
+template <class S>
+concept Scalar = WeakScalar<S> || StrongScalar<S>;
+
+template <class T, Extents Shape>
+class block;
+
+/// Static axes of a reduction, roll, iota or concatenation: `pl::axis<1>`, `pl::axis<-1>`,
+/// `pl::axis<0, 2>` (Python's `axis=1`, `axis=(0, 2)`). Negative axes count from the end.
+template <int... A>
+struct axis_t {
+  explicit constexpr axis_t() = default;
+};
+template <int... A>
+inline constexpr axis_t<A...> axis{};
+
+/// `keepdims=True` of a reduction.
+struct keepdims_t {
+  explicit constexpr keepdims_t() = default;
+};
+inline constexpr keepdims_t keepdims{};
+
+namespace detail {
+
+// ---------------------------------------------------------------------------------------
+// dtype helpers
+
+template <class T>
+inline constexpr bool is_half_v = std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>;
+
+template <class T>
+inline constexpr bool is_floating_v = is_half_v<T> || std::is_same_v<T, float>;
+
+template <class T>
+inline constexpr bool is_integer_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+/// The dtype a weak (C++ arithmetic) scalar S takes next to an array of dtype T, as jnp's
+/// weak types: a bool keeps T; an integer keeps T unless T is bool (int32); a floating
+/// scalar keeps a floating T and makes anything else float32.
+template <class T, class S>
+using weak_result_t = std::conditional_t<
+    std::is_same_v<S, bool>, T,
+    std::conditional_t<std::is_integral_v<S>,
+                       std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>,
+                       std::conditional_t<is_floating_v<T>, T, float>>>;
+
+/// The dtype of a weak scalar on its own (jnp.asarray(s)): bool, int32 or float32.
+template <class S>
+using default_dtype_t =
+    std::conditional_t<std::is_same_v<S, bool>, bool,
+                       std::conditional_t<std::is_integral_v<S>, std::int32_t, float>>;
+
+/// A C++ arithmetic value as dtype T: integers wrap, floats round to nearest even.
+template <class T, class S>
+constexpr T from_scalar(S s) noexcept {
+  if constexpr (std::is_same_v<T, S>) {
+    return s;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return s != S{};
+  } else if constexpr (is_half_v<T>) {
+    if constexpr (std::is_same_v<S, bool>)
+      return T(static_cast<float>(s));
+    else if constexpr (std::is_floating_point_v<S>)
+      return T(static_cast<double>(s));
+    else
+      return T(s);
+  } else if constexpr (std::is_floating_point_v<S> && is_integer_v<T>) {
+    return convert<T>(static_cast<float>(s));  // truncate, saturate, NaN -> 0
+  } else {
+    return static_cast<T>(s);  // C++20: integer conversions are modular
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// shapes
+
+/// Shape S with leading 1s up to rank R (numpy broadcasting aligns trailing dimensions).
+template <class S, std::size_t R, class Seq = std::make_index_sequence<R>>
+struct pad_shape;
+template <class S, std::size_t R, std::size_t... K>
+struct pad_shape<S, R, std::index_sequence<K...>> {
+  using type = extents<(K + S::rank() < R ? index_t{1} : S::static_extent(K + S::rank() - R))...>;
+};
+
+template <class A, class B>
+struct broadcast_dims;
+template <index_t... A, index_t... B>
+struct broadcast_dims<extents<A...>, extents<B...>> {
+  static constexpr bool ok = ((A == B || A == 1 || B == 1) && ...);
+  using type = extents<(A == 1 ? B : A)...>;
+  /// Reports incompatible shapes; the numbers of both shapes appear in the condition.
+  static constexpr bool check() {
+    static_assert(((A == B || A == 1 || B == 1) && ...),
+                  "pallas::broadcast: operand shapes must agree in every dimension, or be 1 "
+                  "there (numpy broadcasting)");
+    return ok;
+  }
+};
+
+template <class A, class B>
+inline constexpr std::size_t max_rank = A::rank() > B::rank() ? A::rank() : B::rank();
+
+template <class A, class B>
+using broadcast_pair =
+    broadcast_dims<typename pad_shape<A, max_rank<A, B>>::type,
+                   typename pad_shape<B, max_rank<A, B>>::type>;
+
+/// Whether shapes A and B broadcast together.
+template <class A, class B>
+inline constexpr bool broadcastable_v = broadcast_pair<A, B>::ok;
+
+/// The broadcast shape of A and B; when they do not broadcast, the shape of the operand of
+/// higher rank (A on a tie), so that a reported mistake does not cascade.
+template <class A, class B>
+using broadcast_shape_t =
+    std::conditional_t<broadcast_pair<A, B>::ok, typename broadcast_pair<A, B>::type,
+                       std::conditional_t<(A::rank() >= B::rank()), A, B>>;
+
+/// extents<H::dims[0], H::dims[1], ...> for a type H with a constexpr std::array `dims`.
+template <class H, class Seq = std::make_index_sequence<H::dims.size()>>
+struct extents_from;
+template <class H, std::size_t... K>
+struct extents_from<H, std::index_sequence<K...>> {
+  using type = extents<H::dims[K]...>;
+};
+
+/// Checks static axes against a rank: in [-rank, rank) and no axis twice.
+template <std::size_t Rank, int... A>
+struct axes_check {
+  static constexpr int rank = static_cast<int>(Rank);
+  static constexpr bool in_range = ((A >= -rank && A < rank) && ...);
+  static constexpr bool distinct() {
+    std::array<int, sizeof...(A)> const n{(A < 0 ? A + rank : A)...};
+    for (std::size_t i = 0; i < n.size(); ++i)
+      for (std::size_t k = i + 1; k < n.size(); ++k)
+        if (n[i] == n[k]) return false;
+    return true;
+  }
+  static constexpr bool ok = in_range && distinct();
+  /// Reports the first broken rule (one error).
+  static constexpr bool check() {
+    static_assert(((A >= -rank && A < rank) && ...),
+                  "pallas::axis: every axis must be in [-rank, rank) (axis, rank)");
+    if constexpr (in_range)
+      static_assert(distinct(), "pallas::axis: an axis appears twice");
+    return ok;
+  }
+  /// Whether dimension r is one of the axes.
+  static constexpr bool contains([[maybe_unused]] std::size_t r) noexcept {
+    return ((static_cast<int>(r) == (A < 0 ? A + rank : A)) || ... || false);
+  }
+};
+
+/// The index of an operand of shape C inside a result of rank R (trailing dimensions
+/// aligned; dimensions of extent 1 broadcast).
+template <class C, std::size_t R>
+constexpr index_array<C::rank()> map_index(index_array<R> const& idx) noexcept {
+  constexpr std::size_t rc = C::rank();
+  index_array<rc> out{};
+  if constexpr (rc <= R) {
+    for (std::size_t k = 0; k < rc; ++k)
+      out[k] = C::static_extent(k) == 1 ? 0 : idx[R - rc + k];
+  }
+  return out;
+}
+
+/// Whether an operand of shape C is constant along the last dimension of its parent.
+template <class C>
+inline constexpr bool last_const_v = C::rank() == 0 || C::static_extent(C::rank() - 1) == 1;
+
+/// Whether an operand of shape C can follow its parent of shape S through a flat walk.
+template <class C, class S>
+inline constexpr bool flat_child_v = std::is_same_v<C, S> || C::static_size() == 1;
+
+/// Whether the row-major strides `s` make shape S contiguous.
+template <class S>
+constexpr bool is_contiguous(index_array<S::rank()> const& s) noexcept {
+  index_t expected = 1;
+  for (std::size_t r = S::rank(); r-- > 0;) {
+    if (S::static_extent(r) != 1 && s[r] != expected) return false;
+    expected *= S::static_extent(r);
+  }
+  return true;
+}
+
+/// The row-major strides of static shape S.
+template <class S>
+constexpr index_array<S::rank()> row_major(S = {}) noexcept {
+  index_array<S::rank()> s{};
+  index_t running = 1;
+  for (std::size_t r = S::rank(); r-- > 0;) {
+    s[r] = running;
+    running *= S::static_extent(r);
+  }
+  return s;
+}
+
+/// Advances a multi-index over the first R-1 dimensions of S (the last is the row).
+template <class S>
+constexpr void next_row(index_array<S::rank()>& idx) noexcept {
+  for (std::size_t r = S::rank() - 1; r-- > 0;) {
+    if (++idx[r] < S::static_extent(r)) return;
+    idx[r] = 0;
+  }
+}
+
+/// The number of rows (elements / last extent) of static shape S.
+template <class S>
+inline constexpr index_t row_count_v =
+    S::rank() == 0 ? 1
+                   : (S::static_extent(S::rank() - 1) == 0
+                          ? 0
+                          : S::static_size() / S::static_extent(S::rank() - 1));
+
+template <class S>
+inline constexpr index_t row_length_v = S::rank() == 0 ? 1 : S::static_extent(S::rank() - 1);
+
+// ---------------------------------------------------------------------------------------
+// memory regions, for aliasing
+
+/// The memory an assignment writes: an assigned expression that reads it other than
+/// element by element at the same index is evaluated into a temporary first.
+struct memory_region {
+  char const* lo = nullptr;  // first byte
+  char const* hi = nullptr;  // one past the last byte
+  void const* data = nullptr;
+  std::size_t element_size = 0;
+  std::size_t rank = 0;
+  index_t const* extents = nullptr;
+  index_t const* strides = nullptr;
+};
+
+/// The bytes spanned by `count` elements of size `elem` at `p` with the given extents and
+/// strides: [lo, hi).
+template <std::size_t R>
+inline void span_of(void const* p, std::size_t elem, std::array<index_t, R> const& ext,
+                    index_array<R> const& str, char const*& lo, char const*& hi) noexcept {
+  index_t low = 0, high = 0;
+  for (std::size_t r = 0; r < R; ++r) {
+    if (ext[r] == 0) {
+      lo = hi = static_cast<char const*>(p);
+      return;
+    }
+    index_t const reach = (ext[r] - 1) * str[r];
+    if (reach < 0)
+      low += reach;
+    else
+      high += reach;
+  }
+  auto const base = reinterpret_cast<std::uintptr_t>(p);
+  lo = reinterpret_cast<char const*>(base + static_cast<std::uintptr_t>(low * static_cast<index_t>(elem)));
+  hi = reinterpret_cast<char const*>(base + static_cast<std::uintptr_t>((high + 1) * static_cast<index_t>(elem)));
+}
+
+template <class T, class S>
+memory_region region_of(T const* p, index_array<S::rank()> const& strides) noexcept {
+  memory_region m;
+  span_of<S::rank()>(p, sizeof(T), S::static_extents, strides, m.lo, m.hi);
+  m.data = p;
+  m.element_size = sizeof(T);
+  m.rank = S::rank();
+  m.extents = S::static_extents.data();
+  m.strides = strides.data();
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------
+// the common members
+
+/// Members every expression has: `.eval()` (an owning pl::block), `.astype<U>()`.
+/// Defined by expr/block.hpp and expr/astype.hpp.
+template <class D>
+struct expr_methods : expression_base {
+  /// The value, computed now, as an owning pl::block.
+  auto eval() const;
+  /// jnp `x.astype(U)`.
+  template <class U>
+  auto astype() const;
+
+ protected:
+  constexpr D const& self() const noexcept { return static_cast<D const&>(*this); }
+};
+
+// ---------------------------------------------------------------------------------------
+// leaves
+
+/// A strided view of memory with static shape Shape, read element by element: what VMEM
+/// block views, owned blocks and their transposes, slices and reshapes are seen as inside
+/// an expression. `owner` keeps owned memory alive (empty for views of refs).
+template <class T, class Shape>
+class leaf : public expr_methods<leaf<T, Shape>> {
+  static_assert(Dtype<T>, "pallas::block: the element type must be a pallas dtype");
+  static_assert(Shape::is_static, "pallas::block: blocks must have a static shape");
+
+ public:
+  using value_type = T;
+  using shape_type = Shape;
+  static constexpr std::size_t rank = Shape::rank();
+  static constexpr bool flat_shape = true;
+
+  leaf() = default;
+  leaf(T const* data, index_array<rank> const& strides,
+       std::shared_ptr<void const> owner = {}) noexcept
+      : data_(data), strides_(strides), owner_(std::move(owner)) {}
+
+  T const* data() const noexcept { return data_; }
+  index_array<rank> const& strides() const noexcept { return strides_; }
+  std::shared_ptr<void const> const& owner() const noexcept { return owner_; }
+
+  bool contiguous() const noexcept { return is_contiguous<Shape>(strides_); }
+  bool unit_rows() const noexcept {
+    if constexpr (rank == 0)
+      return true;
+    else
+      return Shape::static_extent(rank - 1) <= 1 || strides_[rank - 1] == 1;
+  }
+
+  template <bool Unit>
+  auto row(index_array<rank> const& idx) const noexcept {
+    T const* p = data_;
+    if constexpr (rank > 1)
+      for (std::size_t r = 0; r + 1 < rank; ++r) p += idx[r] * strides_[r];
+    if constexpr (Unit || rank == 0) {
+      return [p](index_t j) noexcept { return p[j]; };
+    } else {
+      index_t const s = strides_[rank - 1];
+      return [p, s](index_t j) noexcept { return p[j * s]; };
+    }
+  }
+
+  bool aliases(memory_region const& m, bool remapped) const noexcept {
+    char const* lo = nullptr;
+    char const* hi = nullptr;
+    span_of<rank>(data_, sizeof(T), Shape::static_extents, strides_, lo, hi);
+    if (lo == hi || m.lo == m.hi || hi <= m.lo || m.hi <= lo) return false;
+    if (remapped || m.data != static_cast<void const*>(data_) || m.element_size != sizeof(T) ||
+        m.rank != rank)
+      return true;
+    for (std::size_t r = 0; r < rank; ++r) {
+      if (m.extents[r] != Shape::static_extent(r)) return true;
+      if (Shape::static_extent(r) > 1 && m.strides[r] != strides_[r]) return true;
+    }
+    return false;
+  }
+
+ private:
+  T const* data_ = nullptr;
+  index_array<rank> strides_{};
+  std::shared_ptr<void const> owner_{};
+};
+
+/// A constant of static shape Shape (rank 0 for scalars): `pl::full` and scalars.
+template <class T, class Shape = shape<>>
+class constant : public expr_methods<constant<T, Shape>> {
+  static_assert(Dtype<T>, "pallas::full: the value must be a pallas dtype");
+
+ public:
+  using value_type = T;
+  using shape_type = Shape;
+  static constexpr std::size_t rank = Shape::rank();
+  static constexpr bool flat_shape = true;
+
+  constexpr constant() = default;
+  constexpr explicit constant(T v) noexcept : value(v) {}
+
+  constexpr bool contiguous() const noexcept { return true; }
+  constexpr bool unit_rows() const noexcept { return true; }
+  template <bool Unit>
+  constexpr auto row(index_array<rank> const&) const noexcept {
+    T const v = value;
+    return [v](index_t) noexcept { return v; };
+  }
+  constexpr bool aliases(memory_region const&, bool) const noexcept { return false; }
+
+  T value{};
+};
+
+/// A rank-0 constant.
+template <class T>
+using scalar = constant<T, shape<>>;
+
+template <class T>
+struct is_leaf : std::false_type {};
+template <class T, class S>
+struct is_leaf<leaf<T, S>> : std::true_type {};
+
+}  // namespace detail
+}  // namespace pallas
+// ---- end pallas/expr/expression.hpp ----
+// ---- begin pallas/expr/ops.hpp ----
+// The element-level semantics of block operations, as jnp computes them on CPU:
+// - bfloat16 and float16 compute in float and round back to nearest even after every
+//   operation (as jnp does for each op);
+// - integer +, -, *, negation, abs, shifts wrap like jnp's int32 (computed in uint32, so
+//   there is no undefined behaviour);
+// - integer `/` is jnp's `//` (floor division) and `%` is jnp's `%` (the sign of the
+//   divisor); by zero they follow XLA (x / 0 = -1 before the floor step, x % 0 = x);
+// - maximum/minimum propagate NaN; comparisons with NaN are false (!= is true).
+//
+// Each op is a struct with `input_t<T>` (the dtype its operands are converted to, given
+// their promoted dtype T), `result_t<T>` and `apply(...)`.
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+
+namespace pallas::detail {
+
+template <class T>
+constexpr std::uint32_t u32(T x) noexcept {
+  return static_cast<std::uint32_t>(x);  // modular; sign-extends negative values
+}
+
+template <class T>
+constexpr T wrap(std::uint32_t x) noexcept {
+  return static_cast<T>(x);  // C++20: modular
+}
+
+template <class T>
+using same_t = T;
+
+/// Floating ops on an integer or bool operand compute in float32 (jnp promotes to inexact).
+template <class T>
+using floating_t = std::conditional_t<is_floating_v<T>, T, float>;
+
+/// Integer arithmetic on bool operands computes in int32 (+ and * stay logical).
+template <class T>
+using arith_t = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>;
+
+/// f(a, b) computed in float and rounded back to T (T a floating dtype).
+template <class T, class F>
+constexpr T float_op(T a, T b, F f) noexcept {
+  if constexpr (std::is_same_v<T, float>)
+    return f(a, b);
+  else
+    return T(f(static_cast<float>(a), static_cast<float>(b)));
+}
+
+template <class T, class F>
+constexpr T float_op(T a, F f) noexcept {
+  if constexpr (std::is_same_v<T, float>)
+    return f(a);
+  else
+    return T(f(static_cast<float>(a)));
+}
+
+// ---------------------------------------------------------------------------------------
+// binary arithmetic
+
+struct add_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a, T b) noexcept {
+    if constexpr (is_floating_v<T>)
+      return float_op(a, b, [](float x, float y) { return x + y; });
+    else if constexpr (std::is_same_v<T, bool>)
+      return a || b;
+    else
+      return wrap<T>(u32(a) + u32(b));
+  }
+};
+
+struct sub_op {
+  template <class T>
+  using input_t = arith_t<T>;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a, T b) noexcept {
+    if constexpr (is_floating_v<T>)
+      return float_op(a, b, [](float x, float y) { return x - y; });
+    else
+      return wrap<T>(u32(a) - u32(b));
+  }
+};
+
+struct mul_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a, T b) noexcept {
+    if constexpr (is_floating_v<T>)
+      return float_op(a, b, [](float x, float y) { return x * y; });
+    else if constexpr (std::is_same_v<T, bool>)
+      return a && b;
+    else
+      return wrap<T>(u32(a) * u32(b));
+  }
+};
+
+/// XLA's integer division and remainder: x / 0 = -1 (all bits set), x % 0 = x,
+/// INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0.
+template <class T>
+constexpr T xla_div(T a, T b) noexcept {
+  if (b == 0) return static_cast<T>(~T{0});
+  if constexpr (std::is_signed_v<T>)
+    if (b == T{-1}) return wrap<T>(0u - u32(a));
+  return static_cast<T>(a / b);
+}
+
+template <class T>
+constexpr T xla_rem(T a, T b) noexcept {
+  if (b == 0) return a;
+  if constexpr (std::is_signed_v<T>)
+    if (b == T{-1}) return T{0};
+  return static_cast<T>(a % b);
+}
+
+template <class T>
+constexpr int sign_of(T x) noexcept {
+  return (x > T{0}) - (x < T{0});
+}
+
+/// jnp.floor_divide (Python's //).
+struct floor_divide_op {
+  template <class T>
+  using input_t = arith_t<T>;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static T apply(T a, T b) noexcept {
+    if constexpr (is_floating_v<T>) {
+      return float_op(a, b, [](float x, float y) {
+        float const mod = std::fmod(x, y);
+        float div = (x - mod) / y;
+        if (mod != 0.0f && sign_of(y) != sign_of(mod)) div -= 1.0f;
+        return std::rint(div);
+      });
+    } else if constexpr (std::is_unsigned_v<T>) {
+      return xla_div(a, b);
+    } else {
+      T const q = xla_div(a, b);
+      if (sign_of(a) != sign_of(b) && xla_rem(a, b) != 0) return wrap<T>(u32(q) - 1u);
+      return q;
+    }
+  }
+};
+
+/// `/`: true division on floats, jnp's `//` on integers.
+struct div_op {
+  template <class T>
+  using input_t = arith_t<T>;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static T apply(T a, T b) noexcept {
+    if constexpr (is_floating_v<T>)
+      return float_op(a, b, [](float x, float y) { return x / y; });
+    else
+      return floor_divide_op::apply(a, b);
+  }
+};
+
+/// jnp.true_divide: integers are divided as float32.
+struct true_divide_op {
+  template <class T>
+  using input_t = floating_t<T>;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static T apply(T a, T b) noexcept {
+    return float_op(a, b, [](float x, float y) { return x / y; });
+  }
+};
+
+/// jnp.remainder (Python's %): the result has the sign of the divisor.
+struct rem_op {
+  template <class T>
+  using input_t = arith_t<T>;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static T apply(T a, T b) noexcept {
+    if constexpr (is_floating_v<T>) {
+      return float_op(a, b, [](float x, float y) {
+        float const m = std::fmod(x, y);
+        return (m != 0.0f && ((m < 0.0f) != (y < 0.0f))) ? m + y : m;
+      });
+    } else {
+      T const m = xla_rem(a, b);
+      if (m != 0 && ((m < T{0}) != (b < T{0}))) return wrap<T>(u32(m) + u32(b));
+      return m;
+    }
+  }
+};
+
+/// jnp.power: float pow on floats; exact wrapping powers on integers (a negative
+/// exponent gives 0 unless the base is 1 or -1).
+struct pow_op {
+  template <class T>
+  using input_t = arith_t<T>;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static T apply(T a, T b) noexcept {
+    if constexpr (is_floating_v<T>) {
+      return float_op(a, b, [](float x, float y) { return std::pow(x, y); });
+    } else {
+      if constexpr (std::is_signed_v<T>) {
+        if (b < 0) {
+          if (a == 1) return T{1};
+          if (a == -1) return (u32(b) & 1u) ? T{-1} : T{1};
+          return T{0};
+        }
+      }
+      std::uint32_t base = u32(a), result = 1u, e = u32(b);
+      while (e) {
+        if (e & 1u) result *= base;
+        base *= base;
+        e >>= 1;
+      }
+      return wrap<T>(result);
+    }
+  }
+};
+
+/// jnp.maximum: NaN if either operand is NaN.
+struct max_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a, T b) noexcept {
+    if constexpr (is_floating_v<T>) {
+      return float_op(a, b, [](float x, float y) {
+        return x != x ? x : (y != y ? y : (x > y ? x : y));
+      });
+    } else {
+      return a > b ? a : b;
+    }
+  }
+};
+
+/// jnp.minimum: NaN if either operand is NaN.
+struct min_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a, T b) noexcept {
+    if constexpr (is_floating_v<T>) {
+      return float_op(a, b, [](float x, float y) {
+        return x != x ? x : (y != y ? y : (x < y ? x : y));
+      });
+    } else {
+      return a < b ? a : b;
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------
+// comparisons
+
+#define PALLAS_DETAIL_COMPARISON(name, op)                                     \
+  struct name {                                                                \
+    template <class T>                                                         \
+    using input_t = T;                                                         \
+    template <class T>                                                         \
+    using result_t = bool;                                                     \
+    template <class T>                                                         \
+    static constexpr bool apply(T a, T b) noexcept {                           \
+      if constexpr (is_half_v<T>)                                              \
+        return static_cast<float>(a) op static_cast<float>(b);                 \
+      else                                                                     \
+        return a op b;                                                         \
+    }                                                                          \
+  };
+PALLAS_DETAIL_COMPARISON(eq_op, ==)
+PALLAS_DETAIL_COMPARISON(ne_op, !=)
+PALLAS_DETAIL_COMPARISON(lt_op, <)
+PALLAS_DETAIL_COMPARISON(le_op, <=)
+PALLAS_DETAIL_COMPARISON(gt_op, >)
+PALLAS_DETAIL_COMPARISON(ge_op, >=)
+#undef PALLAS_DETAIL_COMPARISON
+
+// ---------------------------------------------------------------------------------------
+// bitwise and logical
+
+/// Integer or bool operands only (bitwise ops on floats do not compile).
+template <class T>
+inline constexpr bool bitwise_ok_v = std::is_integral_v<T>;
+
+struct bit_and_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a, T b) noexcept {
+    if constexpr (std::is_same_v<T, bool>)
+      return a && b;
+    else
+      return wrap<T>(u32(a) & u32(b));
+  }
+};
+
+struct bit_or_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a, T b) noexcept {
+    if constexpr (std::is_same_v<T, bool>)
+      return a || b;
+    else
+      return wrap<T>(u32(a) | u32(b));
+  }
+};
+
+struct bit_xor_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a, T b) noexcept {
+    if constexpr (std::is_same_v<T, bool>)
+      return a != b;
+    else
+      return wrap<T>(u32(a) ^ u32(b));
+  }
+};
+
+/// jnp `<<` (lax.shift_left): shifts of the bit width or more, or negative, give 0.
+struct shift_left_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a, T b) noexcept {
+    constexpr std::uint32_t bits = 8 * sizeof(T);
+    std::uint32_t const s = u32(b);
+    if (s >= bits) return T{0};
+    return wrap<T>(u32(a) << s);
+  }
+};
+
+/// jnp `>>`: arithmetic on signed integers (sign fill), logical on unsigned; shifts of the
+/// bit width or more, or negative, saturate (all sign bits, or 0).
+struct shift_right_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a, T b) noexcept {
+    constexpr std::uint32_t bits = 8 * sizeof(T);
+    std::uint32_t const s = u32(b) >= bits ? bits - 1 + std::is_unsigned_v<T> : u32(b);
+    if constexpr (std::is_unsigned_v<T>) {
+      return s >= bits ? T{0} : static_cast<T>(a >> s);
+    } else {
+      std::uint32_t const x = u32(a);  // sign-extended to 32 bits
+      std::uint32_t const fill = a < 0 ? ~(~0u >> s) : 0u;
+      return wrap<T>((x >> s) | fill);
+    }
+  }
+};
+
+struct logical_and_op {
+  template <class T>
+  using input_t = bool;
+  template <class T>
+  using result_t = bool;
+  static constexpr bool apply(bool a, bool b) noexcept { return a && b; }
+};
+
+struct logical_or_op {
+  template <class T>
+  using input_t = bool;
+  template <class T>
+  using result_t = bool;
+  static constexpr bool apply(bool a, bool b) noexcept { return a || b; }
+};
+
+struct logical_xor_op {
+  template <class T>
+  using input_t = bool;
+  template <class T>
+  using result_t = bool;
+  static constexpr bool apply(bool a, bool b) noexcept { return a != b; }
+};
+
+// ---------------------------------------------------------------------------------------
+// unary
+
+struct neg_op {
+  template <class T>
+  using input_t = arith_t<T>;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a) noexcept {
+    if constexpr (is_floating_v<T>)
+      return -a;
+    else
+      return wrap<T>(0u - u32(a));
+  }
+};
+
+struct abs_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static T apply(T a) noexcept {
+    if constexpr (is_half_v<T>)
+      return T::from_bits(static_cast<std::uint16_t>(a.bits() & 0x7FFFu));
+    else if constexpr (std::is_same_v<T, float>)
+      return std::fabs(a);
+    else if constexpr (std::is_unsigned_v<T>)
+      return a;
+    else
+      return a < 0 ? wrap<T>(0u - u32(a)) : a;
+  }
+};
+
+/// jnp.sign: -1, 0 or 1; NaN stays NaN and -0.0 stays -0.0.
+struct sign_op {
+  template <class T>
+  using input_t = arith_t<T>;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a) noexcept {
+    if constexpr (is_floating_v<T>)
+      return float_op(a, [](float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); });
+    else
+      return static_cast<T>(sign_of(a));
+  }
+};
+
+struct square_op {
+  template <class T>
+  using input_t = arith_t<T>;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a) noexcept {
+    return mul_op::apply(a, a);
+  }
+};
+
+#define PALLAS_DETAIL_FLOAT_UNARY(name, expr)                          \
+  struct name {                                                        \
+    template <class T>                                                 \
+    using input_t = floating_t<T>;                                     \
+    template <class T>                                                 \
+    using result_t = T;                                                \
+    template <class T>                                                 \
+    static T apply(T a) noexcept {                                     \
+      return float_op(a, [](float x) { return expr; });                \
+    }                                                                  \
+  };
+PALLAS_DETAIL_FLOAT_UNARY(exp_op, std::exp(x))
+PALLAS_DETAIL_FLOAT_UNARY(exp2_op, std::exp2(x))
+PALLAS_DETAIL_FLOAT_UNARY(expm1_op, std::expm1(x))
+PALLAS_DETAIL_FLOAT_UNARY(log_op, std::log(x))
+PALLAS_DETAIL_FLOAT_UNARY(log2_op, std::log2(x))
+PALLAS_DETAIL_FLOAT_UNARY(log1p_op, std::log1p(x))
+PALLAS_DETAIL_FLOAT_UNARY(sqrt_op, std::sqrt(x))
+PALLAS_DETAIL_FLOAT_UNARY(rsqrt_op, 1.0f / std::sqrt(x))
+PALLAS_DETAIL_FLOAT_UNARY(cbrt_op, std::cbrt(x))
+PALLAS_DETAIL_FLOAT_UNARY(tanh_op, std::tanh(x))
+PALLAS_DETAIL_FLOAT_UNARY(logistic_op, 1.0f / (1.0f + std::exp(-x)))
+PALLAS_DETAIL_FLOAT_UNARY(sin_op, std::sin(x))
+PALLAS_DETAIL_FLOAT_UNARY(cos_op, std::cos(x))
+PALLAS_DETAIL_FLOAT_UNARY(tan_op, std::tan(x))
+PALLAS_DETAIL_FLOAT_UNARY(erf_op, std::erf(x))
+PALLAS_DETAIL_FLOAT_UNARY(floor_op, std::floor(x))
+PALLAS_DETAIL_FLOAT_UNARY(ceil_op, std::ceil(x))
+PALLAS_DETAIL_FLOAT_UNARY(round_op, std::rint(x))
+PALLAS_DETAIL_FLOAT_UNARY(trunc_op, std::trunc(x))
+PALLAS_DETAIL_FLOAT_UNARY(reciprocal_op, 1.0f / x)
+#undef PALLAS_DETAIL_FLOAT_UNARY
+
+struct logical_not_op {
+  template <class T>
+  using input_t = bool;
+  template <class T>
+  using result_t = bool;
+  static constexpr bool apply(bool a) noexcept { return !a; }
+};
+
+struct bit_not_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr T apply(T a) noexcept {
+    if constexpr (std::is_same_v<T, bool>)
+      return !a;
+    else
+      return wrap<T>(~u32(a));
+  }
+};
+
+struct isnan_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = bool;
+  template <class T>
+  static constexpr bool apply(T a) noexcept {
+    return pallas::isnan(a);
+  }
+};
+
+struct isinf_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = bool;
+  template <class T>
+  static constexpr bool apply(T a) noexcept {
+    return pallas::isinf(a);
+  }
+};
+
+struct isfinite_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = bool;
+  template <class T>
+  static constexpr bool apply(T a) noexcept {
+    return pallas::isfinite(a);
+  }
+};
+
+/// astype: jnp conversion semantics (pallas::convert).
+template <class U>
+struct cast_op {
+  template <class T>
+  using input_t = T;
+  template <class T>
+  using result_t = U;
+  template <class T>
+  static constexpr U apply(T a) noexcept {
+    return convert<U>(a);
+  }
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/expr/ops.hpp ----
+// ---- begin pallas/expr/assign.hpp ----
+// Evaluating an expression into a block, in one pass:
+// - a flat loop over the elements when the destination and every leaf are contiguous
+//   with the destination's shape (the compiler vectorizes it);
+// - otherwise row by row, with unit-stride rows when every leaf allows it, strided rows
+//   when not; broadcasting operands are walked by index, never materialized;
+// - when the expression reads the destination other than element by element at the same
+//   index (a transpose, a roll, a broadcast, a shifted slice of it), it is evaluated into
+//   a temporary first. `x[...] = x[...] + 1` needs no temporary.
+//
+// Assignments: `=` (the value's dtype must be the block's), `+=`, `-=`, `*=`, `/=`, `%=`,
+// `&=`, `|=`, `^=`, `<<=`, `>>=` (`b op= v` is `b = b op v`: its dtype must stay b's).
+
+#include <cstddef>
+#include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas::detail {
+
+// ---------------------------------------------------------------------------------------
+// storage
+
+inline constexpr std::size_t block_alignment = 64;
+
+struct block_delete {
+  void operator()(void* p) const noexcept { ::operator delete(p, std::align_val_t{block_alignment}); }
+};
+
+template <class T>
+using block_storage = std::unique_ptr<T[], block_delete>;
+
+/// Uninitialized, 64-byte aligned storage for n elements.
+template <class T>
+block_storage<T> allocate_block(index_t n) {
+  static_assert(std::is_trivially_copyable_v<T>, "pallas::block: elements must be trivially copyable");
+  std::size_t const bytes = static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(T);
+  return block_storage<T>(static_cast<T*>(::operator new(bytes, std::align_val_t{block_alignment})));
+}
+
+// ---------------------------------------------------------------------------------------
+// assignment operators
+
+/// `=`.
+struct set_assign {
+  template <class T, class V>
+  static constexpr T apply(T, V v) noexcept {
+    return convert<T>(v);
+  }
+};
+
+/// `op=`: the old value op the new one, in the block's dtype.
+template <class Op>
+struct compound_assign {
+  template <class T, class V>
+  static T apply(T d, V v) noexcept {
+    return Op::apply(d, convert<T>(v));
+  }
+};
+
+using add_assign = compound_assign<add_op>;
+using sub_assign = compound_assign<sub_op>;
+
+// ---------------------------------------------------------------------------------------
+// the loops
+
+template <class AOp, bool Unit, class S, class T, class E>
+void walk_rows(T* dst, index_array<S::rank()> const& dstr, E const& e) {
+  constexpr std::size_t R = S::rank();
+  constexpr index_t length = row_length_v<S>;
+  constexpr index_t rows = row_count_v<S>;
+  index_array<R> idx{};
+  for (index_t o = 0; o < rows; ++o) {
+    T* d = dst;
+    for (std::size_t r = 0; r + 1 < R; ++r) d += idx[r] * dstr[r];
+    auto const v = e.template row<Unit>(idx);
+    if constexpr (Unit) {
+      for (index_t j = 0; j < length; ++j) d[j] = AOp::apply(d[j], v(j));
+    } else {
+      index_t const s = dstr[R - 1];
+      for (index_t j = 0; j < length; ++j) d[j * s] = AOp::apply(d[j * s], v(j));
+    }
+    next_row<S>(idx);
+  }
+}
+
+/// dst (shape S, strides dstr) op= e, without looking for aliasing.
+template <class AOp, class S, class T, class E>
+void walk(T* dst, index_array<S::rank()> const& dstr, E const& e) {
+  constexpr std::size_t R = S::rank();
+  if constexpr (S::static_size() == 0) {
+    return;
+  } else if constexpr (R == 0) {
+    auto const v = e.template row<true>(index_array<0>{});
+    dst[0] = AOp::apply(dst[0], v(0));
+  } else {
+    if constexpr (E::flat_shape) {
+      if (is_contiguous<S>(dstr) && e.contiguous()) {
+        constexpr index_t n = S::static_size();
+        auto const v = e.template row<true>(index_array<R>{});
+        for (index_t i = 0; i < n; ++i) dst[i] = AOp::apply(dst[i], v(i));
+        return;
+      }
+    }
+    if (dstr[R - 1] == 1 && e.unit_rows())
+      walk_rows<AOp, true, S>(dst, dstr, e);
+    else
+      walk_rows<AOp, false, S>(dst, dstr, e);
+  }
+}
+
+/// dst op= e, through a temporary when e reads dst other than element by element.
+template <class AOp, class S, class T, class E>
+void assign_expression(T* dst, index_array<S::rank()> const& dstr, E const& e) {
+  if constexpr (S::static_size() != 0) {
+    if (e.aliases(region_of<T, S>(dst, dstr), false)) {
+      using V = typename E::value_type;
+      constexpr auto contiguous_strides = row_major<S>();
+      block_storage<V> tmp = allocate_block<V>(S::static_size());
+      walk<set_assign, S>(tmp.get(), contiguous_strides, e);
+      walk<AOp, S>(dst, dstr, leaf<V, S>(tmp.get(), contiguous_strides));
+      return;
+    }
+    walk<AOp, S>(dst, dstr, e);
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/expr/assign.hpp ----
+// ---- begin pallas/expr/block.hpp ----
+// pl::block<T, Shape>: an owning block value (a jnp array inside a kernel), 64-byte
+// aligned, contiguous, row-major. `pl::eval(e)`, `e.eval()` and `pl::load(ref)` make one;
+// it is an expression itself, so it combines with refs' blocks and other values:
+//
+//   auto m = pl::max(x[pl::ellipsis], pl::axis<1>, pl::keepdims);   // a block
+//   pl::block<float, pl::shape<8, 128>> e = pl::exp(x[pl::ellipsis] - m);
+//   o[pl::ellipsis] = e / pl::sum(e, pl::axis<1>, pl::keepdims);
+//
+// Also here: the rules of a store (`block = value`, `ref[...] = value`), shared with
+// block_view, and how values become operands of expressions.
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <ostream>
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas {
+
+namespace detail {
+
+template <class T>
+struct is_block : std::false_type {};
+template <class T, class S>
+struct is_block<block<T, S>> : std::true_type {};
+
+/// Whether D is a view type built on a leaf (a block_view), seen as its leaf.
+template <class D>
+concept leaf_derived = requires {
+  typename D::value_type;
+  typename D::shape_type;
+} && std::derived_from<D, leaf<typename D::value_type, typename D::shape_type>> &&
+                       !is_leaf<D>::value;
+
+/// A value as an operand of an expression node: views and lvalue blocks become leaves
+/// that read their memory; rvalue blocks and deferred products become leaves that own
+/// their memory; strong scalars become rank-0 constants; nodes are kept by value.
+template <class X>
+auto as_operand(X&& x) {
+  using D = std::remove_cvref_t<X>;
+  if constexpr (StrongScalar<D>) {
+    return scalar<D>(x);
+  } else if constexpr (is_block<D>::value) {
+    if constexpr (std::is_rvalue_reference_v<X&&> && !std::is_const_v<std::remove_reference_t<X>>)
+      return std::move(x).into_leaf();
+    else
+      return x.view();
+  } else if constexpr (std::derived_from<D, deferred_marker>) {
+    return x.eval().into_leaf();
+  } else if constexpr (leaf_derived<D>) {
+    return leaf<typename D::value_type, typename D::shape_type>(x);
+  } else {
+    return D(std::forward<X>(x));
+  }
+}
+
+template <class X>
+using operand_t = decltype(as_operand(std::declval<X>()));
+
+/// The dtype of an operand or scalar (a weak scalar on its own: its default dtype).
+template <class D>
+struct dtype_of {
+  using type = default_dtype_t<D>;
+};
+template <class D>
+  requires Operand<D>
+struct dtype_of<D> {
+  using type = typename D::value_type;
+};
+template <class D>
+  requires StrongScalar<D>
+struct dtype_of<D> {
+  using type = D;
+};
+template <class X>
+using dtype_of_t = typename dtype_of<std::remove_cvref_t<X>>::type;
+
+// ---------------------------------------------------------------------------------------
+// stores
+
+template <class VS, class S>
+struct same_shape;
+template <index_t... A, index_t... B>
+struct same_shape<extents<A...>, extents<B...>> {
+  static constexpr bool value = std::is_same_v<extents<A...>, extents<B...>>;
+  static constexpr bool check() {
+    static_assert(std::is_same_v<extents<A...>, extents<B...>>,
+                  "pallas::store: the stored value must have the block's shape (value shape, "
+                  "block shape); stores do not broadcast");
+    return value;
+  }
+};
+
+/// `dst (shape S) AOp= value`, with the rules of a Pallas store: the value has the block's
+/// shape (a scalar is broadcast), and `=` needs the block's dtype (a weak C++ scalar takes
+/// it when it is of the same kind), `op=` must keep it.
+template <class AOp, class S, class T, class V>
+void store(T* dst, index_array<S::rank()> const& dstr, V&& value) {
+  using D = std::remove_cvref_t<V>;
+  constexpr bool is_set = std::is_same_v<AOp, set_assign>;
+  if constexpr (WeakScalar<D>) {
+    using W = weak_result_t<T, D>;
+    static_assert(std::is_same_v<W, T> || !is_set,
+                  "pallas::store: a floating-point scalar cannot be stored into an integer or "
+                  "bool block (use pl::astype)");
+    if constexpr (std::is_same_v<W, T> || !is_set) {
+      using C = std::conditional_t<is_set, T, W>;
+      static_assert(is_set || std::is_same_v<promote_t<T, C>, T>,
+                    "pallas::store: `block op= value` must keep the block's dtype");
+      if constexpr (is_set || std::is_same_v<promote_t<T, C>, T>)
+        walk<AOp, S>(dst, dstr, constant<C, S>(from_scalar<C>(value)));
+    }
+  } else if constexpr (StrongScalar<D>) {
+    static_assert(is_set ? std::is_same_v<D, T> : std::is_same_v<promote_t<T, D>, T>,
+                  "pallas::store: the value's dtype must be the block's dtype (convert it with "
+                  "pl::astype<T>(value))");
+    if constexpr (is_set ? std::is_same_v<D, T> : std::is_same_v<promote_t<T, D>, T>)
+      walk<AOp, S>(dst, dstr, constant<D, S>(value));
+  } else {
+    static_assert(Operand<D>, "pallas::store: the value must be a block expression or a scalar");
+    if constexpr (Operand<D>) {
+      using VS = typename D::shape_type;
+      using VT = typename D::value_type;
+      if constexpr (!same_shape<VS, S>::value) {
+        same_shape<VS, S>::check();
+      } else {
+        static_assert(is_set ? std::is_same_v<VT, T> : std::is_same_v<promote_t<T, VT>, T>,
+                      "pallas::store: the value's dtype must be the block's dtype (convert it "
+                      "with pl::astype<T>(value)); `block op= value` must keep the block's "
+                      "dtype");
+        if constexpr (is_set ? std::is_same_v<VT, T> : std::is_same_v<promote_t<T, VT>, T>) {
+          if constexpr (std::derived_from<D, deferred_marker>)
+            value.template store_into<AOp, S>(dst, dstr);
+          else
+            assign_expression<AOp, S>(dst, dstr, as_operand(std::forward<V>(value)));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+/// An owning block value of static shape: what jnp arrays are inside a kernel.
+template <class T, Extents Shape>
+class block : public detail::expr_methods<block<T, Shape>> {
+  static_assert(Dtype<T>, "pallas::block: the element type must be a pallas dtype");
+  static_assert(Shape::is_static, "pallas::block: blocks must have a static shape");
+
+ public:
+  using value_type = T;
+  using element_type = T;
+  using shape_type = Shape;
+  static constexpr std::size_t rank = Shape::rank();
+  static constexpr bool flat_shape = true;
+
+  /// All zeros.
+  block() : data_(detail::allocate_block<T>(Shape::static_size())) {
+    for (index_t i = 0; i < Shape::static_size(); ++i) data_[i] = T{};
+  }
+
+  /// The value of an expression (same shape and dtype), computed now.
+  template <Operand E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, block>)
+  block(E&& e)  // NOLINT: implicit, like a jnp array from a computation
+      : data_(detail::allocate_block<T>(Shape::static_size())) {
+    detail::store<detail::set_assign, Shape>(data_.get(), strides(), std::forward<E>(e));
+  }
+
+  block(block const& other) : data_(detail::allocate_block<T>(Shape::static_size())) {
+    for (index_t i = 0; i < Shape::static_size(); ++i) data_[i] = other.data_[i];
+  }
+  block(block&&) noexcept = default;
+  block& operator=(block const& other) {
+    if (this != &other)
+      for (index_t i = 0; i < Shape::static_size(); ++i) data_[i] = other.data_[i];
+    return *this;
+  }
+  block& operator=(block&&) noexcept = default;
+  ~block() = default;
+
+  /// Stores a value (an expression of the same shape and dtype, or a scalar).
+  template <class V>
+    requires(Operand<V> || Scalar<V>) && (!std::is_same_v<std::remove_cvref_t<V>, block>)
+  block& operator=(V&& v) {
+    detail::store<detail::set_assign, Shape>(data(), strides(), std::forward<V>(v));
+    return *this;
+  }
+  template <class V>
+    requires Operand<V> || Scalar<V>
+  block& operator+=(V&& v) {
+    detail::store<detail::add_assign, Shape>(data(), strides(), std::forward<V>(v));
+    return *this;
+  }
+  template <class V>
+    requires Operand<V> || Scalar<V>
+  block& operator-=(V&& v) {
+    detail::store<detail::sub_assign, Shape>(data(), strides(), std::forward<V>(v));
+    return *this;
+  }
+  template <class V>
+    requires Operand<V> || Scalar<V>
+  block& operator*=(V&& v) {
+    detail::store<detail::compound_assign<detail::mul_op>, Shape>(data(), strides(),
+                                                                   std::forward<V>(v));
+    return *this;
+  }
+  template <class V>
+    requires Operand<V> || Scalar<V>
+  block& operator/=(V&& v) {
+    detail::store<detail::compound_assign<detail::div_op>, Shape>(data(), strides(),
+                                                                   std::forward<V>(v));
+    return *this;
+  }
+
+  T* data() noexcept { return data_.get(); }
+  T const* data() const noexcept { return data_.get(); }
+  static constexpr Shape shape() noexcept { return Shape{}; }
+  static constexpr index_t size() noexcept { return Shape::static_size(); }
+  static constexpr index_t extent(std::size_t r) noexcept { return Shape::static_extent(r); }
+  static constexpr detail::index_array<rank> strides() noexcept { return detail::row_major<Shape>(); }
+
+  T* begin() noexcept { return data(); }
+  T* end() noexcept { return data() + size(); }
+  T const* begin() const noexcept { return data(); }
+  T const* end() const noexcept { return data() + size(); }
+
+  /// Element (i, j, ...); bounds are checked in checked mode.
+  template <Integer... I>
+  T& operator()(I const&... idx) noexcept(!checked_mode) {
+    return data_[offset(idx...)];
+  }
+  template <Integer... I>
+  T const& operator()(I const&... idx) const noexcept(!checked_mode) {
+    return data_[offset(idx...)];
+  }
+
+  /// The only element of a rank-0 block (jnp `x.item()`); rank-0 blocks also convert to T.
+  T item() const noexcept
+    requires(rank == 0)
+  {
+    return data_[0];
+  }
+  operator T() const noexcept  // NOLINT: implicit, so that `float s = pl::sum(x);` works
+    requires(rank == 0)
+  {
+    return data_[0];
+  }
+
+  // ---- expression interface
+  detail::leaf<T, Shape> view() const& noexcept { return {data_.get(), strides()}; }
+  /// A leaf that owns this block's memory (this block is left empty).
+  detail::leaf<T, Shape> into_leaf() && {
+    T const* p = data_.get();
+    std::shared_ptr<void const> owner(std::move(data_));
+    return {p, strides(), std::move(owner)};
+  }
+  constexpr bool contiguous() const noexcept { return true; }
+  constexpr bool unit_rows() const noexcept { return true; }
+  template <bool Unit>
+  auto row(detail::index_array<rank> const& idx) const noexcept {
+    return view().template row<true>(idx);
+  }
+  bool aliases(detail::memory_region const& m, bool remapped) const noexcept {
+    return view().aliases(m, remapped);
+  }
+
+  /// Prints like numpy: nested brackets, row by row.
+  friend std::ostream& operator<<(std::ostream& out, block const& b) {
+    if constexpr (rank == 0) {
+      return out << print_value(b.data_[0]);
+    } else {
+      detail::index_array<rank> idx{};
+      for (index_t i = 0; i < size(); ++i) {
+        std::size_t opened = 0;
+        for (std::size_t r = rank; r-- > 0 && idx[r] == 0;) ++opened;
+        if (i == 0) {
+          for (std::size_t k = 0; k < opened; ++k) out << '[';
+        } else {
+          for (std::size_t k = 0; k < opened; ++k) out << ']';
+          out << (opened ? ",\n" : ", ");
+          for (std::size_t k = 0; k < rank - opened && opened; ++k) out << ' ';
+          for (std::size_t k = 0; k < opened; ++k) out << '[';
+        }
+        out << print_value(b.data_[i]);
+        for (std::size_t r = rank; r-- > 0;) {
+          if (++idx[r] < Shape::static_extent(r)) break;
+          idx[r] = 0;
+        }
+      }
+      for (std::size_t k = 0; k < rank; ++k) out << ']';
+      return out;
+    }
+  }
+
+ private:
+  template <class U>
+  static auto print_value(U v) {
+    if constexpr (std::is_same_v<U, bool>)
+      return v ? "True" : "False";
+    else if constexpr (sizeof(U) == 1)
+      return static_cast<int>(v);
+    else if constexpr (detail::is_half_v<U>)
+      return static_cast<float>(v);
+    else
+      return v;
+  }
+
+  template <class... I>
+  static index_t offset(I const&... idx) noexcept(!checked_mode) {
+    static_assert(sizeof...(I) == rank, "pallas::block: element access needs one index per dimension");
+    if constexpr (sizeof...(I) != rank) {
+      return 0;
+    } else {
+      std::array<index_t, rank> const ix{static_cast<index_t>(idx)...};
+      constexpr auto s = detail::row_major<Shape>();
+      index_t off = 0;
+      for (std::size_t r = 0; r < rank; ++r) {
+        if constexpr (checked_mode)
+          if (ix[r] < 0 || ix[r] >= Shape::static_extent(r))
+            detail::fail<index_error>("pallas::block: index ", ix[r], " is out of bounds for dimension ",
+                                      r, " of extent ", Shape::static_extent(r));
+        off += ix[r] * s[r];
+      }
+      return off;
+    }
+  }
+
+  detail::block_storage<T> data_;
+};
+
+/// The value of an expression, computed now, as an owning pl::block (`jax.block_until_ready`
+/// of a value; Eigen's `.eval()`). A scalar gives a rank-0 block.
+template <class E>
+  requires Operand<E> || Scalar<E>
+auto eval(E&& e) {
+  using D = std::remove_cvref_t<E>;
+  if constexpr (WeakScalar<D>) {
+    using T = detail::default_dtype_t<D>;
+    return block<T, shape<>>(detail::scalar<T>(detail::from_scalar<T>(e)));
+  } else if constexpr (StrongScalar<D>) {
+    return block<D, shape<>>(detail::scalar<D>(e));
+  } else if constexpr (detail::is_block<D>::value) {
+    return D(std::forward<E>(e));
+  } else {
+    return block<typename D::value_type, typename D::shape_type>(std::forward<E>(e));
+  }
+}
+
+template <class D>
+auto detail::expr_methods<D>::eval() const {
+  return block<typename D::value_type, typename D::shape_type>(self());
+}
+
+}  // namespace pallas
+// ---- end pallas/expr/block.hpp ----
+// ---- begin pallas/block_view.hpp ----
+// pl::block_view<R>: the whole of a VMEM ref as a block expression, what `ref[pl::ellipsis]`
+// (Python's `ref[...]`) returns. Reading it gives a lazy expression of the ref's static
+// shape; assigning to it stores:
+//
+//   o[pl::ellipsis] = x[pl::ellipsis] * 2 + y[pl::ellipsis];   // one pass over x, y and o
+//   acc[pl::ellipsis] += pl::dot(x[pl::ellipsis], y[pl::ellipsis],
+//                                pl::preferred_element_type<float>);
+//   o.at(pl::ds<8>(i))[pl::ellipsis] = pl::zeros<float, pl::shape<8, 128>>();
+//
+// Assignments: =, +=, -=, *=, /=, %=, &=, |=, ^=, <<=, >>=. A store needs the ref's shape
+// (only scalars broadcast) and, for `=`, the ref's dtype (Pallas' rule: convert with
+// pl::astype); `op=` must keep the ref's dtype.
+//
+// Gotcha (as in Eigen): a block_view is a view. `auto v = x[pl::ellipsis];` does not copy:
+// v reads x's memory whenever it is evaluated. Use `pl::load(x)` or `pl::eval(...)` for a
+// value.
+
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas {
+
+namespace detail {
+
+template <class R>
+using block_view_base = leaf<std::remove_const_t<typename R::value_type>, typename R::shape_type>;
+
+template <class R>
+constexpr bool block_view_ok() {
+  static_assert(R::shape_type::is_static,
+                "pallas::block_view: a block must have a static shape (slice with pl::ds<N>)");
+  return R::shape_type::is_static;
+}
+
+}  // namespace detail
+
+template <class R>
+class block_view : public detail::block_view_base<R> {
+  static_assert(R::space == memory_space::vmem,
+                "pallas::block_view: only VMEM refs can be read and written as blocks");
+  static_assert(detail::block_view_ok<R>());
+  using base = detail::block_view_base<R>;
+  using element = typename R::value_type;
+  static constexpr bool writable = !std::is_const_v<element>;
+
+ public:
+  using value_type = std::remove_const_t<element>;
+  using shape_type = typename R::shape_type;
+  using ref_type = R;
+  static constexpr std::size_t rank = shape_type::rank();
+
+  explicit block_view(R const& ref) noexcept
+      : base(ref.data(), ref.strides().all()), ref_(ref) {}
+
+  /// The ref this view reads and writes.
+  R const& ref() const noexcept { return ref_; }
+
+  // Copying a view copies the view; assigning one block_view to another stores elements.
+  block_view(block_view const&) = default;
+  block_view& operator=(block_view const& other) {
+    store<detail::set_assign>(other);
+    return *this;
+  }
+
+  /// Stores a value: an expression of the ref's shape and dtype, or a scalar.
+  template <class V>
+    requires(Operand<V> || Scalar<V>)
+  block_view& operator=(V&& v) {
+    store<detail::set_assign>(std::forward<V>(v));
+    return *this;
+  }
+
+#define PALLAS_DETAIL_COMPOUND(symbol, op)                                 \
+  template <class V>                                                       \
+    requires(Operand<V> || Scalar<V>)                                      \
+  block_view& operator symbol(V&& v) {                                     \
+    store<detail::compound_assign<detail::op>>(std::forward<V>(v));        \
+    return *this;                                                          \
+  }
+  PALLAS_DETAIL_COMPOUND(+=, add_op)
+  PALLAS_DETAIL_COMPOUND(-=, sub_op)
+  PALLAS_DETAIL_COMPOUND(*=, mul_op)
+  PALLAS_DETAIL_COMPOUND(/=, div_op)
+  PALLAS_DETAIL_COMPOUND(%=, rem_op)
+  PALLAS_DETAIL_COMPOUND(&=, bit_and_op)
+  PALLAS_DETAIL_COMPOUND(|=, bit_or_op)
+  PALLAS_DETAIL_COMPOUND(^=, bit_xor_op)
+  PALLAS_DETAIL_COMPOUND(<<=, shift_left_op)
+  PALLAS_DETAIL_COMPOUND(>>=, shift_right_op)
+#undef PALLAS_DETAIL_COMPOUND
+
+ private:
+  template <class AOp, class V>
+  void store(V&& v) {
+    static_assert(writable, "pallas::block_view: cannot store into a ref of const elements");
+    if constexpr (writable)
+      detail::store<AOp, shape_type>(ref_.data(), this->strides(), std::forward<V>(v));
+  }
+
+  R ref_;
+};
+
+}  // namespace pallas
+// ---- end pallas/block_view.hpp ----
+// ---- begin pallas/expr/elementwise.hpp ----
+// Elementwise block operations, lazy (one pass when assigned), with numpy broadcasting and
+// jnp type promotion:
+//
+//   operators   + - * / %   unary - + ~ !   == != < <= > >=   & | ^ << >>
+//   functions   pl::maximum, pl::minimum, pl::where, pl::select, pl::clip, pl::abs,
+//               pl::sign, pl::square, pl::exp, pl::exp2, pl::expm1, pl::log, pl::log2,
+//               pl::log1p, pl::sqrt, pl::rsqrt, pl::cbrt, pl::tanh, pl::logistic
+//               (= pl::sigmoid), pl::sin, pl::cos, pl::tan, pl::erf, pl::floor, pl::ceil,
+//               pl::round, pl::trunc, pl::reciprocal, pl::pow (= pl::power),
+//               pl::floor_divide, pl::true_divide, pl::remainder, pl::logical_and,
+//               pl::logical_or, pl::logical_xor, pl::logical_not, pl::isnan, pl::isinf,
+//               pl::isfinite
+//
+// Shapes broadcast like numpy (trailing dimensions aligned; 1 stretches); other mismatches
+// do not compile, and the error names both shapes. C++ arithmetic scalars are weakly typed
+// like Python scalars: `x_bf16 * 2` is bf16, `x_i32 * 0.5f` is f32. Integer `/` is jnp's
+// `//`; `%` takes the divisor's sign (see expr/ops.hpp for the exact semantics).
+
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas {
+
+namespace detail {
+
+/// op(a): a lazy elementwise node.
+template <class Op, class A>
+class unary : public expr_methods<unary<Op, A>> {
+ public:
+  using input_type = typename Op::template input_t<typename A::value_type>;
+  using value_type = typename Op::template result_t<input_type>;
+  using shape_type = typename A::shape_type;
+  static constexpr std::size_t rank = shape_type::rank();
+  static constexpr bool flat_shape = A::flat_shape;
+
+  explicit unary(A a) : a_(std::move(a)) {}
+
+  bool contiguous() const noexcept { return a_.contiguous(); }
+  bool unit_rows() const noexcept { return a_.unit_rows(); }
+  template <bool Unit>
+  auto row(index_array<rank> const& idx) const noexcept {
+    auto const ra = a_.template row<Unit>(idx);
+    return [ra](index_t j) noexcept { return Op::apply(convert<input_type>(ra(j))); };
+  }
+  bool aliases(memory_region const& m, bool remapped) const noexcept {
+    return a_.aliases(m, remapped);
+  }
+  A const& operand() const noexcept { return a_; }
+
+ private:
+  A a_;
+};
+
+/// op(a, b): a lazy elementwise node; a and b broadcast against each other.
+template <class Op, class A, class B>
+class binary : public expr_methods<binary<Op, A, B>> {
+  using sa = typename A::shape_type;
+  using sb = typename B::shape_type;
+
+ public:
+  using input_type =
+      typename Op::template input_t<promote_t<typename A::value_type, typename B::value_type>>;
+  using value_type = typename Op::template result_t<input_type>;
+  using shape_type = broadcast_shape_t<sa, sb>;
+  static constexpr std::size_t rank = shape_type::rank();
+  static constexpr bool flat_shape = A::flat_shape && B::flat_shape &&
+                                     flat_child_v<sa, shape_type> && flat_child_v<sb, shape_type>;
+
+  binary(A a, B b) : a_(std::move(a)), b_(std::move(b)) {}
+
+  bool contiguous() const noexcept {
+    return (sa::static_size() == 1 || a_.contiguous()) && (sb::static_size() == 1 || b_.contiguous());
+  }
+  bool unit_rows() const noexcept {
+    return (last_const_v<sa> || a_.unit_rows()) && (last_const_v<sb> || b_.unit_rows());
+  }
+  template <bool Unit>
+  auto row(index_array<rank> const& idx) const noexcept {
+    auto const ra = a_.template row<Unit>(map_index<sa>(idx));
+    auto const rb = b_.template row<Unit>(map_index<sb>(idx));
+    return [ra, rb](index_t j) noexcept {
+      return Op::apply(convert<input_type>(ra(last_const_v<sa> ? 0 : j)),
+                       convert<input_type>(rb(last_const_v<sb> ? 0 : j)));
+    };
+  }
+  bool aliases(memory_region const& m, bool remapped) const noexcept {
+    return a_.aliases(m, remapped || !std::is_same_v<sa, shape_type>) ||
+           b_.aliases(m, remapped || !std::is_same_v<sb, shape_type>);
+  }
+
+ private:
+  A a_;
+  B b_;
+};
+
+/// where(c, a, b): a lazy elementwise select; the three broadcast together.
+template <class C, class A, class B>
+class select_node : public expr_methods<select_node<C, A, B>> {
+  using sc = typename C::shape_type;
+  using sa = typename A::shape_type;
+  using sb = typename B::shape_type;
+
+ public:
+  using value_type = promote_t<typename A::value_type, typename B::value_type>;
+  using shape_type = broadcast_shape_t<sc, broadcast_shape_t<sa, sb>>;
+  static constexpr std::size_t rank = shape_type::rank();
+  static constexpr bool flat_shape = C::flat_shape && A::flat_shape && B::flat_shape &&
+                                     flat_child_v<sc, shape_type> &&
+                                     flat_child_v<sa, shape_type> && flat_child_v<sb, shape_type>;
+
+  select_node(C c, A a, B b) : c_(std::move(c)), a_(std::move(a)), b_(std::move(b)) {}
+
+  bool contiguous() const noexcept {
+    return (sc::static_size() == 1 || c_.contiguous()) &&
+           (sa::static_size() == 1 || a_.contiguous()) &&
+           (sb::static_size() == 1 || b_.contiguous());
+  }
+  bool unit_rows() const noexcept {
+    return (last_const_v<sc> || c_.unit_rows()) && (last_const_v<sa> || a_.unit_rows()) &&
+           (last_const_v<sb> || b_.unit_rows());
+  }
+  template <bool Unit>
+  auto row(index_array<rank> const& idx) const noexcept {
+    auto const rc = c_.template row<Unit>(map_index<sc>(idx));
+    auto const ra = a_.template row<Unit>(map_index<sa>(idx));
+    auto const rb = b_.template row<Unit>(map_index<sb>(idx));
+    return [rc, ra, rb](index_t j) noexcept {
+      value_type const x = convert<value_type>(ra(last_const_v<sa> ? 0 : j));
+      value_type const y = convert<value_type>(rb(last_const_v<sb> ? 0 : j));
+      return convert<bool>(rc(last_const_v<sc> ? 0 : j)) ? x : y;
+    };
+  }
+  bool aliases(memory_region const& m, bool remapped) const noexcept {
+    return c_.aliases(m, remapped || !std::is_same_v<sc, shape_type>) ||
+           a_.aliases(m, remapped || !std::is_same_v<sa, shape_type>) ||
+           b_.aliases(m, remapped || !std::is_same_v<sb, shape_type>);
+  }
+
+ private:
+  C c_;
+  A a_;
+  B b_;
+};
+
+/// Ops that need integer (or bool) operands.
+template <class Op>
+inline constexpr bool is_bitwise_op_v =
+    std::is_same_v<Op, bit_and_op> || std::is_same_v<Op, bit_or_op> ||
+    std::is_same_v<Op, bit_xor_op> || std::is_same_v<Op, shift_left_op> ||
+    std::is_same_v<Op, shift_right_op> || std::is_same_v<Op, bit_not_op>;
+
+template <class A, class B>
+concept binary_operands =
+    (Operand<A> && (Operand<B> || Scalar<B>)) || (Scalar<A> && Operand<B>);
+
+template <class Op, class A, class B>
+auto binary_node(A a, B b) {
+  using sa = typename A::shape_type;
+  using sb = typename B::shape_type;
+  using common = promote_t<typename A::value_type, typename B::value_type>;
+  if constexpr (!broadcastable_v<sa, sb>) {
+    broadcast_pair<sa, sb>::check();
+  } else if constexpr (is_bitwise_op_v<Op>) {
+    static_assert(std::is_integral_v<common>,
+                  "pallas::bitwise: &, |, ^, ~, <<, >> need integer or bool operands");
+  }
+  return binary<Op, A, B>(std::move(a), std::move(b));
+}
+
+/// A weak scalar next to an operand of dtype T, as a constant of the dtype jnp gives it.
+template <class T, class S>
+auto weak_operand(S s) {
+  using W = weak_result_t<T, S>;
+  return scalar<W>(from_scalar<W>(s));
+}
+
+template <class Op, class A, class B>
+auto make_binary(A&& a, B&& b) {
+  if constexpr (WeakScalar<A>)
+    return binary_node<Op>(weak_operand<dtype_of_t<B>>(a), as_operand(std::forward<B>(b)));
+  else if constexpr (WeakScalar<B>)
+    return binary_node<Op>(as_operand(std::forward<A>(a)), weak_operand<dtype_of_t<A>>(b));
+  else
+    return binary_node<Op>(as_operand(std::forward<A>(a)), as_operand(std::forward<B>(b)));
+}
+
+template <class Op, class A>
+auto make_unary(A&& a) {
+  using E = operand_t<A>;
+  if constexpr (is_bitwise_op_v<Op>)
+    static_assert(std::is_integral_v<typename E::value_type>,
+                  "pallas::bitwise: &, |, ^, ~, <<, >> need integer or bool operands");
+  return unary<Op, E>(as_operand(std::forward<A>(a)));
+}
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------------------
+// operators
+
+#define PALLAS_DETAIL_BINARY_OPERATOR(symbol, op)                        \
+  template <class A, class B>                                            \
+    requires detail::binary_operands<A, B>                               \
+  auto operator symbol(A&& a, B&& b) {                                   \
+    return detail::make_binary<detail::op>(std::forward<A>(a), std::forward<B>(b)); \
+  }
+PALLAS_DETAIL_BINARY_OPERATOR(+, add_op)
+PALLAS_DETAIL_BINARY_OPERATOR(-, sub_op)
+PALLAS_DETAIL_BINARY_OPERATOR(*, mul_op)
+PALLAS_DETAIL_BINARY_OPERATOR(/, div_op)
+PALLAS_DETAIL_BINARY_OPERATOR(%, rem_op)
+PALLAS_DETAIL_BINARY_OPERATOR(==, eq_op)
+PALLAS_DETAIL_BINARY_OPERATOR(!=, ne_op)
+PALLAS_DETAIL_BINARY_OPERATOR(<, lt_op)
+PALLAS_DETAIL_BINARY_OPERATOR(<=, le_op)
+PALLAS_DETAIL_BINARY_OPERATOR(>, gt_op)
+PALLAS_DETAIL_BINARY_OPERATOR(>=, ge_op)
+PALLAS_DETAIL_BINARY_OPERATOR(&, bit_and_op)
+PALLAS_DETAIL_BINARY_OPERATOR(|, bit_or_op)
+PALLAS_DETAIL_BINARY_OPERATOR(^, bit_xor_op)
+PALLAS_DETAIL_BINARY_OPERATOR(<<, shift_left_op)
+PALLAS_DETAIL_BINARY_OPERATOR(>>, shift_right_op)
+#undef PALLAS_DETAIL_BINARY_OPERATOR
+
+template <Operand A>
+auto operator-(A&& a) {
+  return detail::make_unary<detail::neg_op>(std::forward<A>(a));
+}
+template <Operand A>
+auto operator+(A&& a) {
+  return detail::as_operand(std::forward<A>(a));
+}
+template <Operand A>
+auto operator~(A&& a) {
+  return detail::make_unary<detail::bit_not_op>(std::forward<A>(a));
+}
+template <Operand A>
+auto operator!(A&& a) {
+  return detail::make_unary<detail::logical_not_op>(std::forward<A>(a));
+}
+
+// ---------------------------------------------------------------------------------------
+// named functions
+
+#define PALLAS_DETAIL_BINARY_FUNCTION(name, op)                                       \
+  template <class A, class B>                                                         \
+    requires detail::binary_operands<A, B>                                            \
+  auto name(A&& a, B&& b) {                                                           \
+    return detail::make_binary<detail::op>(std::forward<A>(a), std::forward<B>(b));   \
+  }
+/// jnp.maximum / jnp.minimum: elementwise, NaN-propagating.
+PALLAS_DETAIL_BINARY_FUNCTION(maximum, max_op)
+PALLAS_DETAIL_BINARY_FUNCTION(minimum, min_op)
+PALLAS_DETAIL_BINARY_FUNCTION(pow, pow_op)
+PALLAS_DETAIL_BINARY_FUNCTION(power, pow_op)
+PALLAS_DETAIL_BINARY_FUNCTION(floor_divide, floor_divide_op)
+PALLAS_DETAIL_BINARY_FUNCTION(true_divide, true_divide_op)
+PALLAS_DETAIL_BINARY_FUNCTION(divide, true_divide_op)
+PALLAS_DETAIL_BINARY_FUNCTION(remainder, rem_op)
+PALLAS_DETAIL_BINARY_FUNCTION(logical_and, logical_and_op)
+PALLAS_DETAIL_BINARY_FUNCTION(logical_or, logical_or_op)
+PALLAS_DETAIL_BINARY_FUNCTION(logical_xor, logical_xor_op)
+PALLAS_DETAIL_BINARY_FUNCTION(shift_left, shift_left_op)
+PALLAS_DETAIL_BINARY_FUNCTION(shift_right_arithmetic, shift_right_op)
+#undef PALLAS_DETAIL_BINARY_FUNCTION
+
+#define PALLAS_DETAIL_UNARY_FUNCTION(name, op)                                         \
+  template <Operand A>                                                                 \
+  auto name(A&& a) {                                                                   \
+    return detail::make_unary<detail::op>(std::forward<A>(a));                         \
+  }
+PALLAS_DETAIL_UNARY_FUNCTION(negative, neg_op)
+PALLAS_DETAIL_UNARY_FUNCTION(abs, abs_op)
+PALLAS_DETAIL_UNARY_FUNCTION(sign, sign_op)
+PALLAS_DETAIL_UNARY_FUNCTION(square, square_op)
+PALLAS_DETAIL_UNARY_FUNCTION(exp, exp_op)
+PALLAS_DETAIL_UNARY_FUNCTION(exp2, exp2_op)
+PALLAS_DETAIL_UNARY_FUNCTION(expm1, expm1_op)
+PALLAS_DETAIL_UNARY_FUNCTION(log, log_op)
+PALLAS_DETAIL_UNARY_FUNCTION(log2, log2_op)
+PALLAS_DETAIL_UNARY_FUNCTION(log1p, log1p_op)
+PALLAS_DETAIL_UNARY_FUNCTION(sqrt, sqrt_op)
+PALLAS_DETAIL_UNARY_FUNCTION(rsqrt, rsqrt_op)
+PALLAS_DETAIL_UNARY_FUNCTION(cbrt, cbrt_op)
+PALLAS_DETAIL_UNARY_FUNCTION(tanh, tanh_op)
+PALLAS_DETAIL_UNARY_FUNCTION(logistic, logistic_op)
+PALLAS_DETAIL_UNARY_FUNCTION(sigmoid, logistic_op)
+PALLAS_DETAIL_UNARY_FUNCTION(sin, sin_op)
+PALLAS_DETAIL_UNARY_FUNCTION(cos, cos_op)
+PALLAS_DETAIL_UNARY_FUNCTION(tan, tan_op)
+PALLAS_DETAIL_UNARY_FUNCTION(erf, erf_op)
+PALLAS_DETAIL_UNARY_FUNCTION(floor, floor_op)
+PALLAS_DETAIL_UNARY_FUNCTION(ceil, ceil_op)
+PALLAS_DETAIL_UNARY_FUNCTION(round, round_op)
+PALLAS_DETAIL_UNARY_FUNCTION(trunc, trunc_op)
+PALLAS_DETAIL_UNARY_FUNCTION(reciprocal, reciprocal_op)
+PALLAS_DETAIL_UNARY_FUNCTION(logical_not, logical_not_op)
+PALLAS_DETAIL_UNARY_FUNCTION(bitwise_not, bit_not_op)
+PALLAS_DETAIL_UNARY_FUNCTION(isnan, isnan_op)
+PALLAS_DETAIL_UNARY_FUNCTION(isinf, isinf_op)
+PALLAS_DETAIL_UNARY_FUNCTION(isfinite, isfinite_op)
+#undef PALLAS_DETAIL_UNARY_FUNCTION
+
+/// jnp.where(cond, a, b) / lax.select: a where cond is true, else b; the three broadcast
+/// together. a and b promote like a binary op (weak scalars take the other's dtype).
+template <class C, class A, class B>
+  requires(Operand<C> || Operand<A> || Operand<B>) && (Operand<C> || Scalar<C>) &&
+          (Operand<A> || Scalar<A>) && (Operand<B> || Scalar<B>)
+auto where(C&& cond, A&& a, B&& b) {
+  auto c = [&] {
+    if constexpr (WeakScalar<C>)
+      return detail::scalar<bool>(static_cast<bool>(cond));
+    else
+      return detail::as_operand(std::forward<C>(cond));
+  }();
+  auto branches = [&] {
+    if constexpr (WeakScalar<A> && WeakScalar<B>) {
+      using T = promote_t<detail::default_dtype_t<std::remove_cvref_t<A>>,
+                          detail::default_dtype_t<std::remove_cvref_t<B>>>;
+      return std::pair{detail::scalar<T>(detail::from_scalar<T>(a)),
+                       detail::scalar<T>(detail::from_scalar<T>(b))};
+    } else if constexpr (WeakScalar<A>) {
+      return std::pair{detail::weak_operand<detail::dtype_of_t<B>>(a),
+                       detail::as_operand(std::forward<B>(b))};
+    } else if constexpr (WeakScalar<B>) {
+      return std::pair{detail::as_operand(std::forward<A>(a)),
+                       detail::weak_operand<detail::dtype_of_t<A>>(b)};
+    } else {
+      return std::pair{detail::as_operand(std::forward<A>(a)),
+                       detail::as_operand(std::forward<B>(b))};
+    }
+  }();
+  using CE = decltype(c);
+  using AE = typename decltype(branches)::first_type;
+  using BE = typename decltype(branches)::second_type;
+  using sc = typename CE::shape_type;
+  using sa = typename AE::shape_type;
+  using sb = typename BE::shape_type;
+  if constexpr (!detail::broadcastable_v<sa, sb>)
+    detail::broadcast_pair<sa, sb>::check();
+  else if constexpr (!detail::broadcastable_v<sc, detail::broadcast_shape_t<sa, sb>>)
+    detail::broadcast_pair<sc, detail::broadcast_shape_t<sa, sb>>::check();
+  return detail::select_node<CE, AE, BE>(std::move(c), std::move(branches.first),
+                                         std::move(branches.second));
+}
+
+/// lax.select(pred, on_true, on_false): pl::where.
+template <class C, class A, class B>
+  requires requires(C&& c, A&& a, B&& b) {
+    pallas::where(std::forward<C>(c), std::forward<A>(a), std::forward<B>(b));
+  }
+auto select(C&& pred, A&& on_true, B&& on_false) {
+  return pallas::where(std::forward<C>(pred), std::forward<A>(on_true), std::forward<B>(on_false));
+}
+
+/// jnp.clip(x, lo, hi): minimum(maximum(x, lo), hi).
+template <Operand X, class L, class H>
+  requires(Operand<L> || Scalar<L>) && (Operand<H> || Scalar<H>)
+auto clip(X&& x, L&& lo, H&& hi) {
+  return minimum(maximum(std::forward<X>(x), std::forward<L>(lo)), std::forward<H>(hi));
+}
+
+}  // namespace pallas
+// ---- end pallas/expr/elementwise.hpp ----
+// ---- begin pallas/expr/astype.hpp ----
+// pl::astype<U>(x) and x.astype<U>(): jnp `x.astype(U)`, lazy, elementwise, between every
+// pair of dtypes (pallas::convert): to bfloat16/float16 rounds to nearest even; float to
+// integer truncates toward zero (NaN -> 0, out of range saturates); integer to integer
+// wraps; to bool is `x != 0`.
+
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas {
+
+/// jnp `x.astype(U)`; a scalar gives a rank-0 expression.
+template <class U, class X>
+  requires Operand<X> || Scalar<X>
+auto astype(X&& x) {
+  static_assert(Dtype<U>, "pallas::astype: the target must be a pallas dtype (float, "
+                          "pallas::bfloat16, pallas::float16, std::int8_t, std::int16_t, "
+                          "std::int32_t, std::uint32_t, bool)");
+  if constexpr (WeakScalar<X>) {
+    using T = detail::default_dtype_t<std::remove_cvref_t<X>>;
+    return detail::unary<detail::cast_op<U>, detail::scalar<T>>(
+        detail::scalar<T>(detail::from_scalar<T>(x)));
+  } else {
+    using E = detail::operand_t<X>;
+    return detail::unary<detail::cast_op<U>, E>(detail::as_operand(std::forward<X>(x)));
+  }
+}
+
+template <class D>
+template <class U>
+auto detail::expr_methods<D>::astype() const {
+  return pallas::astype<U>(self());
+}
+
+}  // namespace pallas
+// ---- end pallas/expr/astype.hpp ----
+// ---- begin pallas/expr/creation.hpp ----
+// Creating blocks (lazy; nothing is stored until assigned or evaluated):
+//
+//   pl::full<float, pl::shape<8, 128>>(1.5f)      jnp.full((8, 128), 1.5, jnp.float32)
+//   pl::full<pl::shape<8, 128>>(1.5f)             dtype of the value (weak: f32 / i32 / bool)
+//   pl::zeros<T, Shape>(), pl::ones<T, Shape>()   jnp.zeros / jnp.ones
+//   pl::full_like(x, v), pl::zeros_like(x), pl::ones_like(x)
+//                                                 x a ref (any memory space) or an
+//                                                 expression; pl::full_like<U>(x, v) sets the
+//                                                 dtype
+//   pl::arange<float, 128>()                      jnp.arange(128, dtype=jnp.float32)
+//   pl::arange<T, Start, Stop, Step>()            jnp.arange(start, stop, step, dtype=T)
+//   pl::arange<128>()                             jnp.arange(128) (int32)
+//   pl::iota<T, Shape>(axis)                      lax.broadcasted_iota(T, shape, axis); the
+//                                                 axis is an int (checked at run time) or
+//                                                 pl::axis<A> (checked at compile time)
+
+#include <cstddef>
+#include <type_traits>
+
+
+namespace pallas {
+
+namespace detail {
+
+/// A scalar (weak or strong) as dtype T, with astype semantics.
+template <class T, class V>
+constexpr T scalar_as(V v) noexcept {
+  if constexpr (WeakScalar<V>)
+    return from_scalar<T>(v);
+  else
+    return convert<T>(v);
+}
+
+/// start + step * (index along `axis`), as dtype T.
+template <class T, class Shape>
+class iota_node : public expr_methods<iota_node<T, Shape>> {
+  static_assert(Dtype<T>, "pallas::iota: the dtype must be a pallas dtype");
+
+ public:
+  using value_type = T;
+  using shape_type = Shape;
+  static constexpr std::size_t rank = Shape::rank();
+  static constexpr bool flat_shape = rank <= 1;
+
+  iota_node(std::size_t axis, index_t start, index_t step) noexcept
+      : axis_(axis), start_(start), step_(step) {}
+
+  constexpr bool contiguous() const noexcept { return true; }
+  constexpr bool unit_rows() const noexcept { return true; }
+  template <bool Unit>
+  auto row(index_array<rank> const& idx) const noexcept {
+    bool const along = axis_ + 1 == rank;
+    index_t const base = along ? start_ : start_ + step_ * idx[axis_];
+    index_t const mul = along ? step_ : 0;
+    return [base, mul](index_t j) noexcept {
+      return from_scalar<T>(static_cast<index_t>(static_cast<std::uint64_t>(base) +
+                                                 static_cast<std::uint64_t>(mul * j)));
+    };
+  }
+  constexpr bool aliases(memory_region const&, bool) const noexcept { return false; }
+
+ private:
+  std::size_t axis_;
+  index_t start_;
+  index_t step_;
+};
+
+template <class X>
+struct like_traits {
+  using value_type = typename X::value_type;
+  using shape_type = typename X::shape_type;
+};
+
+}  // namespace detail
+
+/// jnp.full(Shape, value, dtype=T).
+template <class T, Extents S, class V>
+  requires Scalar<V>
+auto full(V value) {
+  static_assert(Dtype<T>, "pallas::full: the dtype must be a pallas dtype");
+  static_assert(S::is_static, "pallas::full: the shape must be static");
+  return detail::constant<T, S>(detail::scalar_as<T>(value));
+}
+
+/// jnp.full(Shape, value): the dtype of the value (a C++ scalar: bool, int32 or float32).
+template <Extents S, class V>
+  requires Scalar<V>
+auto full(V value) {
+  return full<detail::dtype_of_t<V>, S>(value);
+}
+
+/// jnp.zeros(Shape, dtype=T).
+template <class T, Extents S>
+auto zeros() {
+  return full<T, S>(0);
+}
+
+/// jnp.ones(Shape, dtype=T).
+template <class T, Extents S>
+auto ones() {
+  return full<T, S>(1);
+}
+
+/// jnp.full_like(x, value[, dtype=U]): x is a ref (of any memory space) or an expression.
+template <class U = void, class X, class V>
+  requires(AnyRef<X> || Operand<X>) && Scalar<V>
+auto full_like(X const& x, V value) {
+  (void)x;
+  using D = std::remove_cvref_t<X>;
+  using T = std::conditional_t<std::is_void_v<U>, std::remove_const_t<typename D::value_type>, U>;
+  static_assert(D::shape_type::is_static, "pallas::full_like: the shape must be static");
+  return full<T, typename D::shape_type>(value);
+}
+
+/// jnp.zeros_like(x[, dtype=U]).
+template <class U = void, class X>
+  requires AnyRef<X> || Operand<X>
+auto zeros_like(X const& x) {
+  return full_like<U>(x, 0);
+}
+
+/// jnp.ones_like(x[, dtype=U]).
+template <class U = void, class X>
+  requires AnyRef<X> || Operand<X>
+auto ones_like(X const& x) {
+  return full_like<U>(x, 1);
+}
+
+/// lax.broadcasted_iota(T, Shape, axis): the index along `axis` (an int, negative from the
+/// end; out of range throws pallas::index_error).
+template <class T, Extents S>
+auto iota(int axis) {
+  static_assert(S::is_static, "pallas::iota: the shape must be static");
+  int const rank = static_cast<int>(S::rank());
+  if (axis < -rank || axis >= rank)
+    detail::fail<index_error>("pallas::iota: axis ", axis, " is out of range for rank ", rank);
+  return detail::iota_node<T, S>(static_cast<std::size_t>(axis < 0 ? axis + rank : axis), 0, 1);
+}
+
+/// lax.broadcasted_iota(T, Shape, A), the axis checked at compile time.
+template <class T, Extents S, int A>
+auto iota(axis_t<A>) {
+  static_assert(S::is_static, "pallas::iota: the shape must be static");
+  constexpr int rank = static_cast<int>(S::rank());
+  detail::axes_check<S::rank(), A>::check();
+  return detail::iota_node<T, S>(detail::axes_check<S::rank(), A>::ok ? static_cast<std::size_t>(A < 0 ? A + rank : A) : 0, 0, 1);
+}
+
+/// jnp.arange(N, dtype=T).
+template <class T, index_t N>
+auto arange() {
+  static_assert(N >= 0, "pallas::arange: the length must be >= 0");
+  return detail::iota_node<T, shape<(N >= 0 ? N : 0)>>(0, 0, 1);
+}
+
+/// jnp.arange(N) (int32).
+template <index_t N>
+auto arange() {
+  return arange<std::int32_t, N>();
+}
+
+/// jnp.arange(Start, Stop, Step, dtype=T).
+template <class T, index_t Start, index_t Stop, index_t Step = 1>
+auto arange() {
+  static_assert(Step != 0, "pallas::arange: the step must not be 0");
+  constexpr index_t span = Stop - Start;
+  constexpr index_t n = Step == 0 ? 0
+                        : (span > 0) == (Step > 0) && span != 0
+                            ? (span + Step - (Step > 0 ? 1 : -1)) / Step
+                            : 0;
+  return detail::iota_node<T, shape<n>>(0, Start, Step);
+}
+
+}  // namespace pallas
+// ---- end pallas/expr/creation.hpp ----
+// ---- begin pallas/expr/reduction.hpp ----
+// Reductions, computed now into a pl::block (like jnp, they are values):
+//
+//   pl::sum(x)                           jnp.sum(x): all axes, a rank-0 block
+//   pl::sum(x, pl::axis<1>)              jnp.sum(x, axis=1)
+//   pl::sum(x, pl::axis<-1>, pl::keepdims)  jnp.sum(x, axis=-1, keepdims=True)
+//   pl::sum(x, pl::axis<0, 1>)           jnp.sum(x, axis=(0, 1))
+//   pl::max, pl::min, pl::prod, pl::mean, pl::any, pl::all     the same forms
+//   pl::argmax(x[, pl::axis<A>][, pl::keepdims]), pl::argmin   int32 indices (no axis: of
+//                                        the flattened block)
+//
+// dtypes as jnp: sum and prod of bool, int8, int16 give int32 (uint32 stays uint32; integer
+// sums wrap); bfloat16/float16 sums accumulate in float and round once; max/min keep the
+// dtype and propagate NaN; mean gives float32 for integers; argmax/argmin take the first
+// maximal/minimal element, NaN counting as maximal and minimal (as numpy).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas {
+
+namespace detail {
+
+/// The shape of a reduction of S over the axes A... (all axes when none), with or
+/// without the reduced dimensions kept as 1.
+template <class S, bool Keep, int... A>
+struct reduced_shape {
+  using axes = axes_check<S::rank(), A...>;
+  static constexpr bool reduced(std::size_t r) noexcept {
+    return sizeof...(A) == 0 || axes::contains(r);
+  }
+  static constexpr std::size_t count() noexcept {
+    std::size_t n = 0;
+    for (std::size_t r = 0; r < S::rank(); ++r) n += reduced(r);
+    return n;
+  }
+  static constexpr std::size_t out_rank = Keep ? S::rank() : S::rank() - count();
+  static constexpr std::array<index_t, out_rank> dims = [] {
+    std::array<index_t, out_rank> d{};
+    std::size_t k = 0;
+    for (std::size_t r = 0; r < S::rank(); ++r) {
+      if (!reduced(r))
+        d[k++] = S::static_extent(r);
+      else if (Keep)
+        d[k++] = 1;
+    }
+    return d;
+  }();
+  using type = typename extents_from<reduced_shape>::type;
+  /// Strides into the reduced (keepdims) result for each input dimension: 0 on reduced
+  /// dimensions.
+  static constexpr index_array<S::rank()> out_strides = [] {
+    index_array<S::rank()> s{};
+    index_t running = 1;
+    for (std::size_t r = S::rank(); r-- > 0;) {
+      if (reduced(r)) {
+        s[r] = 0;
+      } else {
+        s[r] = running;
+        running *= S::static_extent(r);
+      }
+    }
+    return s;
+  }();
+  static constexpr index_t out_size = [] {
+    index_t n = 1;
+    for (std::size_t r = 0; r < S::rank(); ++r)
+      if (!reduced(r)) n *= S::static_extent(r);
+    return n;
+  }();
+};
+
+/// Calls f(idx, row) for each row of e (row: j -> value), with unit-stride rows when the
+/// leaves allow it.
+template <class E, class F>
+void for_each_row(E const& e, F&& f) {
+  using S = typename E::shape_type;
+  constexpr std::size_t R = S::rank();
+  if constexpr (S::static_size() != 0) {
+    auto run = [&](auto unit) {
+      index_array<R> idx{};
+      for (index_t o = 0; o < row_count_v<S>; ++o) {
+        f(idx, e.template row<decltype(unit)::value>(idx));
+        if constexpr (R > 0) next_row<S>(idx);
+      }
+    };
+    if (e.unit_rows())
+      run(std::true_type{});
+    else
+      run(std::false_type{});
+  }
+}
+
+template <class T>
+using sum_result_t = std::conditional_t<
+    std::is_same_v<T, bool> || std::is_same_v<T, std::int8_t> || std::is_same_v<T, std::int16_t>,
+    std::int32_t, T>;
+
+/// sum: float accumulation for floats, wrapping uint32 for integers.
+struct sum_reduction {
+  template <class T>
+  using acc_t = std::conditional_t<is_floating_v<T>, float, std::uint32_t>;
+  template <class T>
+  using result_t = sum_result_t<T>;
+  template <class T>
+  static constexpr acc_t<T> identity() noexcept {
+    return acc_t<T>{0};
+  }
+  template <class T>
+  static constexpr acc_t<T> lift(T v) noexcept {
+    if constexpr (is_floating_v<T>)
+      return static_cast<float>(v);
+    else
+      return u32(v);
+  }
+  template <class A>
+  static constexpr A combine(A a, A b) noexcept {
+    return a + b;
+  }
+  template <class T>
+  static constexpr result_t<T> finish(acc_t<T> a, index_t) noexcept {
+    if constexpr (is_floating_v<T>)
+      return convert<result_t<T>>(a);
+    else
+      return wrap<result_t<T>>(a);
+  }
+  static constexpr bool blocked = true;  // independent partial sums along a row
+};
+
+struct prod_reduction : sum_reduction {
+  template <class T>
+  static constexpr sum_reduction::acc_t<T> identity() noexcept {
+    return sum_reduction::acc_t<T>{1};
+  }
+  template <class A>
+  static constexpr A combine(A a, A b) noexcept {
+    return a * b;
+  }
+  static constexpr bool blocked = false;
+};
+
+/// mean: the float sum divided by the count; float32 for integers and bool.
+struct mean_reduction : sum_reduction {
+  template <class T>
+  using acc_t = float;
+  template <class T>
+  using result_t = floating_t<T>;
+  template <class T>
+  static constexpr float identity() noexcept {
+    return 0.0f;
+  }
+  template <class T>
+  static constexpr float lift(T v) noexcept {
+    return convert<float>(v);
+  }
+  template <class T>
+  static constexpr result_t<T> finish(float a, index_t count) noexcept {
+    return convert<result_t<T>>(a / static_cast<float>(count));
+  }
+};
+
+/// max / min: in the dtype (float for the 16-bit floats), NaN-propagating.
+template <class Op, bool Max>
+struct extreme_reduction {
+  template <class T>
+  using acc_t = std::conditional_t<is_half_v<T>, float, T>;
+  template <class T>
+  using result_t = T;
+  template <class T>
+  static constexpr acc_t<T> identity() noexcept {
+    using A = acc_t<T>;
+    if constexpr (std::numeric_limits<A>::has_infinity)
+      return Max ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::infinity();
+    else
+      return Max ? std::numeric_limits<A>::lowest() : std::numeric_limits<A>::max();
+  }
+  template <class T>
+  static constexpr acc_t<T> lift(T v) noexcept {
+    return static_cast<acc_t<T>>(v);
+  }
+  template <class A>
+  static constexpr A combine(A a, A b) noexcept {
+    return Op::apply(a, b);
+  }
+  template <class T>
+  static constexpr T finish(acc_t<T> a, index_t) noexcept {
+    return convert<T>(a);
+  }
+  static constexpr bool blocked = false;
+};
+using max_reduction = extreme_reduction<max_op, true>;
+using min_reduction = extreme_reduction<min_op, false>;
+
+/// any / all: logical, bool.
+template <bool All>
+struct logical_reduction {
+  template <class T>
+  using acc_t = bool;
+  template <class T>
+  using result_t = bool;
+  template <class T>
+  static constexpr bool identity() noexcept {
+    return All;
+  }
+  template <class T>
+  static constexpr bool lift(T v) noexcept {
+    return convert<bool>(v);
+  }
+  static constexpr bool combine(bool a, bool b) noexcept { return All ? (a && b) : (a || b); }
+  template <class T>
+  static constexpr bool finish(bool a, index_t) noexcept {
+    return a;
+  }
+  static constexpr bool blocked = false;
+};
+
+template <class T>
+struct is_axis : std::false_type {};
+template <int... A>
+struct is_axis<axis_t<A...>> : std::true_type {};
+
+template <class T>
+concept ReduceOption = std::is_same_v<T, keepdims_t> || is_axis<T>::value;
+
+template <class... Opts>
+struct parse_reduce_options {
+  static constexpr bool keep = (std::is_same_v<Opts, keepdims_t> || ...);
+  template <class S>
+  using shape = reduced_shape<S, keep>;
+};
+template <int... A, class... Rest>
+struct parse_reduce_options<axis_t<A...>, Rest...> {
+  static constexpr bool keep = (std::is_same_v<Rest, keepdims_t> || ...);
+  template <class S>
+  using shape = reduced_shape<S, keep, A...>;
+};
+
+/// (), (axis), (keepdims) or (axis, keepdims).
+template <class... Opts>
+struct valid_reduce_options : std::bool_constant<(sizeof...(Opts) <= 1)> {};
+template <class A, class K>
+struct valid_reduce_options<A, K>
+    : std::bool_constant<is_axis<A>::value && std::is_same_v<K, keepdims_t>> {};
+template <class... Opts>
+inline constexpr bool valid_reduce_options_v = valid_reduce_options<Opts...>::value;
+
+/// The reduction of e (an expression) by policy Red, into a block of the reduced shape.
+template <class Red, class Shape, class E>
+auto reduce(E const& e) {
+  using S = typename E::shape_type;
+  using T = typename E::value_type;
+  using A = typename Red::template acc_t<T>;
+  using out_shape = typename Shape::type;
+  using result = typename Red::template result_t<T>;
+  constexpr std::size_t R = S::rank();
+  constexpr index_t reduced_count = Shape::out_size == 0 ? 0 : S::static_size() / Shape::out_size;
+
+  block_storage<A> acc = allocate_block<A>(Shape::out_size);
+  for (index_t i = 0; i < Shape::out_size; ++i) acc[i] = Red::template identity<T>();
+  constexpr auto os = Shape::out_strides;
+  constexpr index_t length = row_length_v<S>;
+  constexpr bool last_reduced = R == 0 || Shape::reduced(R - 1);
+  for_each_row(e, [&](index_array<R> const& idx, auto const& row) {
+    index_t off = 0;
+    for (std::size_t r = 0; r + 1 < R; ++r) off += idx[r] * os[r];
+    if constexpr (last_reduced) {
+      A a = acc[off];
+      if constexpr (Red::blocked && std::is_same_v<A, float> && length >= 32) {
+        constexpr index_t lanes = 16;
+        float part[lanes] = {};
+        index_t j = 0;
+        for (; j + lanes <= length; j += lanes)
+          for (index_t k = 0; k < lanes; ++k) part[k] += Red::lift(row(j + k));
+        for (; j < length; ++j) part[0] += Red::lift(row(j));
+        for (index_t k = 0; k < lanes; ++k) a += part[k];
+      } else {
+        for (index_t j = 0; j < length; ++j) a = Red::combine(a, Red::lift(row(j)));
+      }
+      acc[off] = a;
+    } else {
+      A* out = acc.get() + off;
+      for (index_t j = 0; j < length; ++j) out[j] = Red::combine(out[j], Red::lift(row(j)));
+    }
+  });
+  block<result, out_shape> out;
+  for (index_t i = 0; i < Shape::out_size; ++i)
+    out.data()[i] = Red::template finish<T>(acc[i], reduced_count);
+  return out;
+}
+
+template <class Red, class X, class... Opts>
+auto reduce_entry(X&& x, Opts...) {
+  static_assert(valid_reduce_options_v<Opts...>,
+                "pallas::reduce: options are pl::axis<...> then pl::keepdims");
+  using E = operand_t<X>;
+  using opts = parse_reduce_options<Opts...>;
+  using Shape = typename opts::template shape<typename E::shape_type>;
+  if constexpr (!Shape::axes::ok) {
+    Shape::axes::check();
+    return block<typename Red::template result_t<typename E::value_type>, shape<>>{};
+  } else {
+    return reduce<Red, Shape>(as_operand(std::forward<X>(x)));
+  }
+}
+
+/// argmax / argmin over one axis (or all, flattened): int32 indices.
+template <bool Max, class Shape, class E>
+auto arg_reduce(E const& e) {
+  using S = typename E::shape_type;
+  using T = typename E::value_type;
+  using A = std::conditional_t<is_half_v<T>, float, T>;
+  using out_shape = typename Shape::type;
+  constexpr std::size_t R = S::rank();
+  constexpr bool all_axes = Shape::count() == R;
+  constexpr auto os = Shape::out_strides;
+  constexpr index_t length = row_length_v<S>;
+  constexpr bool last_reduced = R == 0 || Shape::reduced(R - 1);
+  // the reduced axis (the only one, unless all_axes)
+  [[maybe_unused]] constexpr std::size_t ax = [] {
+    for (std::size_t r = 0; r < R; ++r)
+      if (Shape::reduced(r)) return r;
+    return std::size_t{0};
+  }();
+
+  block_storage<A> best = allocate_block<A>(Shape::out_size);
+  block<std::int32_t, out_shape> out;
+  std::int32_t* where = out.data();
+  block_storage<bool> seen = allocate_block<bool>(Shape::out_size);
+  for (index_t i = 0; i < Shape::out_size; ++i) seen[i] = false;
+  auto better = [](A v, A b) {
+    if constexpr (is_floating_v<A>) {
+      if (b != b) return false;
+      if (v != v) return true;
+    }
+    return Max ? v > b : v < b;
+  };
+  index_t flat = 0;
+  for_each_row(e, [&](index_array<R> const& idx, auto const& row) {
+    index_t off = 0;
+    for (std::size_t r = 0; r + 1 < R; ++r) off += idx[r] * os[r];
+    index_t base = 0;
+    if constexpr (all_axes)
+      base = flat;
+    else if constexpr (!last_reduced)
+      base = idx[ax];
+    for (index_t j = 0; j < length; ++j) {
+      index_t const o = last_reduced ? off : off + j;
+      index_t const position = last_reduced ? base + j : base;
+      A const v = static_cast<A>(row(j));
+      if (!seen[o] || better(v, best[o])) {
+        best[o] = v;
+        where[o] = static_cast<std::int32_t>(position);
+        seen[o] = true;
+      }
+    }
+    flat += length;
+  });
+  return out;
+}
+
+template <bool Max, class X, class... Opts>
+auto arg_reduce_entry(X&& x, Opts...) {
+  static_assert(valid_reduce_options_v<Opts...>,
+                "pallas::argmax: options are pl::axis<A> then pl::keepdims");
+  using E = operand_t<X>;
+  using opts = parse_reduce_options<Opts...>;
+  using Shape = typename opts::template shape<typename E::shape_type>;
+  constexpr bool one_axis = Shape::count() == 1 || Shape::count() == E::shape_type::rank();
+  if constexpr (!Shape::axes::ok) {
+    Shape::axes::check();
+    return block<std::int32_t, shape<>>{};
+  } else {
+    static_assert(one_axis, "pallas::argmax: reduces one axis, or all of them");
+    return arg_reduce<Max, Shape>(as_operand(std::forward<X>(x)));
+  }
+}
+
+}  // namespace detail
+
+#define PALLAS_DETAIL_REDUCTION(name, policy)                                             \
+  template <Operand X, detail::ReduceOption... Opts>                                      \
+  auto name(X&& x, Opts... opts) {                                                        \
+    return detail::reduce_entry<detail::policy>(std::forward<X>(x), opts...);             \
+  }
+/// jnp.sum.
+PALLAS_DETAIL_REDUCTION(sum, sum_reduction)
+/// jnp.prod.
+PALLAS_DETAIL_REDUCTION(prod, prod_reduction)
+/// jnp.max (NaN-propagating); elementwise is pl::maximum.
+PALLAS_DETAIL_REDUCTION(max, max_reduction)
+/// jnp.min (NaN-propagating); elementwise is pl::minimum.
+PALLAS_DETAIL_REDUCTION(min, min_reduction)
+/// jnp.mean.
+PALLAS_DETAIL_REDUCTION(mean, mean_reduction)
+/// jnp.any.
+PALLAS_DETAIL_REDUCTION(any, logical_reduction<false>)
+/// jnp.all.
+PALLAS_DETAIL_REDUCTION(all, logical_reduction<true>)
+#undef PALLAS_DETAIL_REDUCTION
+
+/// jnp.argmax(x[, axis][, keepdims]): int32.
+template <Operand X, detail::ReduceOption... Opts>
+auto argmax(X&& x, Opts... opts) {
+  return detail::arg_reduce_entry<true>(std::forward<X>(x), opts...);
+}
+
+/// jnp.argmin(x[, axis][, keepdims]): int32.
+template <Operand X, detail::ReduceOption... Opts>
+auto argmin(X&& x, Opts... opts) {
+  return detail::arg_reduce_entry<false>(std::forward<X>(x), opts...);
+}
+
+}  // namespace pallas
+// ---- end pallas/expr/reduction.hpp ----
+// ---- begin pallas/expr/shape_ops.hpp ----
+// Shape operations on block values:
+//
+//   pl::transpose(x)                     x.T (all axes reversed)
+//   pl::transpose<1, 0, 2>(x)            jnp.transpose(x, (1, 0, 2))
+//   pl::reshape<8, 128>(x)               jnp.reshape(x, (8, 128)); one extent may be -1
+//   pl::broadcast_to<8, 128>(x)          jnp.broadcast_to(x, (8, 128))
+//   pl::slice(x, i, pl::ds<8>(s), pl::full_extent)
+//                                        x[i, s:s+8, :] on a value (the indexers of
+//                                        Ref::at; the start of pl::ds may be dynamic)
+//   pl::concatenate<Axis>(a, b, ...)     jnp.concatenate([a, b, ...], axis=Axis); Axis 0
+//                                        when omitted; dtypes promote
+//   pl::roll(x, shift, pl::axis<A>)      jnp.roll(x, shift, axis=A) and pltpu.roll; the
+//                                        shift is a run-time integer
+//
+// Transposes, reshapes and slices of views and blocks move no data: they re-stride the
+// view (a transposed view feeds pl::dot directly). Of other expressions, they evaluate the
+// expression first. broadcast_to and roll stay lazy. Assigning any of them over the memory
+// they read goes through a temporary, so `x[...] = pl::transpose(x[...])` is correct.
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+
+namespace pallas {
+
+namespace detail {
+
+/// An expression as a leaf: leaves as they are, anything else evaluated into a block.
+template <class E>
+auto to_leaf(E&& e) {
+  using D = std::remove_cvref_t<E>;
+  if constexpr (is_leaf<D>::value)
+    return D(std::forward<E>(e));
+  else
+    return block<typename D::value_type, typename D::shape_type>(std::forward<E>(e)).into_leaf();
+}
+
+template <class Seq>
+struct all_dyn;
+template <std::size_t... K>
+struct all_dyn<std::index_sequence<K...>> {
+  using type = extents<(static_cast<index_t>(K) * 0 + dyn)...>;
+};
+
+template <class S, int... P>
+struct permuted_shape {
+  static constexpr std::size_t rank = S::rank();
+  static constexpr std::array<std::size_t, rank> perm = [] {
+    std::array<std::size_t, rank> p{};
+    if constexpr (sizeof...(P) == 0) {
+      for (std::size_t k = 0; k < rank; ++k) p[k] = rank - 1 - k;
+    } else if constexpr (sizeof...(P) == rank) {
+      std::array<int, rank> const given{P...};
+      for (std::size_t k = 0; k < rank; ++k)
+        p[k] = static_cast<std::size_t>(given[k] < 0 ? given[k] + static_cast<int>(rank) : given[k]);
+    } else {
+      for (std::size_t k = 0; k < rank; ++k) p[k] = k;
+    }
+    return p;
+  }();
+  static constexpr std::array<index_t, rank> dims = [] {
+    std::array<index_t, rank> d{};
+    for (std::size_t k = 0; k < rank; ++k) d[k] = S::static_extent(perm[k]);
+    return d;
+  }();
+  using type = typename extents_from<permuted_shape>::type;
+};
+
+template <class S, index_t... D>
+struct reshape_target {
+  static constexpr index_t known = ((D == -1 ? 1 : D) * ... * index_t{1});
+  static constexpr index_t fill = known == 0 ? 0 : S::static_size() / known;
+  using type = extents<(D == -1 ? fill : D)...>;
+};
+
+template <class Old, class New>
+struct reshape_sizes;
+template <index_t... A, index_t... B>
+struct reshape_sizes<extents<A...>, extents<B...>> {
+  static constexpr bool ok = (index_t{1} * ... * A) == (index_t{1} * ... * B);
+  static constexpr bool check() {
+    static_assert((index_t{1} * ... * A) == (index_t{1} * ... * B),
+                  "pallas::reshape: the new shape must have as many elements as the old one "
+                  "(old size == new size)");
+    return ok;
+  }
+};
+
+template <class S, class Target>
+struct broadcast_to_check;
+template <index_t... A, index_t... B>
+struct broadcast_to_check<extents<A...>, extents<B...>> {
+  static constexpr bool ok = ((A == B || A == 1) && ...);
+  static constexpr bool check() {
+    static_assert(((A == B || A == 1) && ...),
+                  "pallas::broadcast_to: every extent of the operand must be the target's or 1 "
+                  "(operand extent, target extent)");
+    return ok;
+  }
+};
+
+/// broadcast_to: the operand walked by index, never materialized.
+template <class Shape, class A>
+class broadcast_node : public expr_methods<broadcast_node<Shape, A>> {
+  using sa = typename A::shape_type;
+
+ public:
+  using value_type = typename A::value_type;
+  using shape_type = Shape;
+  static constexpr std::size_t rank = Shape::rank();
+  static constexpr bool flat_shape = A::flat_shape && flat_child_v<sa, Shape>;
+
+  explicit broadcast_node(A a) : a_(std::move(a)) {}
+
+  bool contiguous() const noexcept { return sa::static_size() == 1 || a_.contiguous(); }
+  bool unit_rows() const noexcept { return last_const_v<sa> || a_.unit_rows(); }
+  template <bool Unit>
+  auto row(index_array<rank> const& idx) const noexcept {
+    auto const ra = a_.template row<Unit>(map_index<sa>(idx));
+    return [ra](index_t j) noexcept { return ra(last_const_v<sa> ? 0 : j); };
+  }
+  bool aliases(memory_region const& m, bool remapped) const noexcept {
+    return a_.aliases(m, remapped || !std::is_same_v<sa, Shape>);
+  }
+
+ private:
+  A a_;
+};
+
+/// roll along axis Axis (normalized) by a run-time shift.
+template <std::size_t Axis, class A>
+class roll_node : public expr_methods<roll_node<Axis, A>> {
+ public:
+  using value_type = typename A::value_type;
+  using shape_type = typename A::shape_type;
+  static constexpr std::size_t rank = shape_type::rank();
+  static constexpr bool flat_shape = false;
+  static constexpr index_t n = shape_type::static_extent(Axis);
+
+  roll_node(A a, index_t shift) noexcept
+      : a_(std::move(a)), shift_(n == 0 ? 0 : ((shift % n) + n) % n) {}
+
+  bool contiguous() const noexcept { return false; }
+  bool unit_rows() const noexcept { return a_.unit_rows(); }
+  template <bool Unit>
+  auto row(index_array<rank> const& idx) const noexcept {
+    index_t const s = shift_;
+    if constexpr (Axis + 1 == rank) {
+      auto const ra = a_.template row<Unit>(idx);
+      return [ra, s](index_t j) noexcept {
+        index_t k = j - s;
+        if (k < 0) k += n;
+        return ra(k);
+      };
+    } else {
+      index_array<rank> src = idx;
+      src[Axis] -= s;
+      if (src[Axis] < 0) src[Axis] += n;
+      return a_.template row<Unit>(src);
+    }
+  }
+  bool aliases(memory_region const& m, bool) const noexcept { return a_.aliases(m, true); }
+
+ private:
+  A a_;
+  index_t shift_;
+};
+
+template <int Axis, class S0, class S, class Seq = std::make_index_sequence<S::rank()>>
+struct concat_dims;
+template <int Axis, index_t... A, index_t... B, std::size_t... K>
+struct concat_dims<Axis, extents<A...>, extents<B...>, std::index_sequence<K...>> {
+  static constexpr bool ok = ((static_cast<int>(K) == Axis || A == B) && ...);
+  static constexpr bool check() {
+    static_assert(((static_cast<int>(K) == Axis || A == B) && ...),
+                  "pallas::concatenate: operands must have equal extents except along the axis "
+                  "(first operand's extent, this operand's extent)");
+    return ok;
+  }
+};
+
+template <int Axis, class... S>
+struct concat_shape {
+  using first = std::tuple_element_t<0, std::tuple<S...>>;
+  static constexpr std::size_t rank = first::rank();
+  static constexpr bool same_rank = ((S::rank() == rank) && ...);
+  static constexpr std::size_t axis =
+      static_cast<std::size_t>(Axis < 0 ? Axis + static_cast<int>(rank) : Axis);
+  static constexpr std::array<index_t, rank> dims = [] {
+    std::array<index_t, rank> d{};
+    for (std::size_t r = 0; r < rank; ++r) d[r] = first::static_extent(r);
+    if constexpr (rank > 0 && (Axis < static_cast<int>(rank) && Axis >= -static_cast<int>(rank)))
+      d[axis] = (index_t{0} + ... + (S::rank() > axis ? S::static_extent(axis) : 0));
+    return d;
+  }();
+  using type = typename extents_from<concat_shape>::type;
+};
+
+}  // namespace detail
+
+/// jnp.transpose(x, axes): no axes reverses them all (x.T).
+template <int... P, Operand X>
+auto transpose(X&& x) {
+  using E = detail::operand_t<X>;
+  using S = typename E::shape_type;
+  using T = typename E::value_type;
+  constexpr std::size_t rank = S::rank();
+  static_assert(sizeof...(P) == 0 || sizeof...(P) == rank,
+                "pallas::transpose: the permutation must name every axis once (axes, rank)");
+  if constexpr (sizeof...(P) != 0 && sizeof...(P) == rank) detail::axes_check<rank, P...>::check();
+  using perm = detail::permuted_shape<S, P...>;
+  using NS = typename perm::type;
+  auto l = detail::to_leaf(detail::as_operand(std::forward<X>(x)));
+  detail::index_array<rank> s{};
+  for (std::size_t k = 0; k < rank; ++k) s[k] = l.strides()[perm::perm[k]];
+  return detail::leaf<T, NS>(l.data(), s, l.owner());
+}
+
+/// jnp.reshape(x, (D...)): row-major; one extent may be -1 (inferred).
+template <index_t... D, Operand X>
+auto reshape(X&& x) {
+  using E = detail::operand_t<X>;
+  using S = typename E::shape_type;
+  using T = typename E::value_type;
+  static_assert(((D >= -1) && ...), "pallas::reshape: extents must be >= 0, or -1 (inferred)");
+  static_assert(((D == -1) + ... + 0) <= 1, "pallas::reshape: at most one extent may be -1");
+  using NS = typename detail::reshape_target<S, D...>::type;
+  if constexpr (!detail::reshape_sizes<S, NS>::ok) {
+    detail::reshape_sizes<S, NS>::check();
+    return detail::leaf<T, NS>{};
+  } else {
+    auto l = detail::to_leaf(detail::as_operand(std::forward<X>(x)));
+    if (!l.contiguous())
+      l = block<T, S>(std::move(l)).into_leaf();
+    return detail::leaf<T, NS>(l.data(), detail::row_major<NS>(), l.owner());
+  }
+}
+
+/// jnp.broadcast_to(x, (D...)): lazy; trailing dimensions align, extents of 1 stretch.
+template <index_t... D, Operand X>
+auto broadcast_to(X&& x) {
+  using E = detail::operand_t<X>;
+  using S = typename E::shape_type;
+  using NS = extents<D...>;
+  static_assert(S::rank() <= NS::rank(),
+                "pallas::broadcast_to: the target must have at least the operand's rank "
+                "(operand rank, target rank)");
+  if constexpr (S::rank() <= NS::rank()) {
+    using padded = typename detail::pad_shape<S, NS::rank()>::type;
+    detail::broadcast_to_check<padded, NS>::check();
+  }
+  return detail::broadcast_node<NS, E>(detail::as_operand(std::forward<X>(x)));
+}
+
+/// x[indexers...] on a value: the indexers of Ref::at (integers drop a dimension,
+/// pl::ds<N>(start) slices with a static size and any start, pl::full_extent keeps a
+/// dimension, pl::ellipsis the rest). Checked like Ref::at.
+template <Operand X, Indexer... I>
+auto slice(X&& x, I const&... indexers) {
+  using E = detail::operand_t<X>;
+  using S = typename E::shape_type;
+  using T = typename E::value_type;
+  using St = typename detail::all_dyn<std::make_index_sequence<S::rank()>>::type;
+  auto l = detail::to_leaf(detail::as_operand(std::forward<X>(x)));
+  Ref<T const, S, memory_space::vmem, St> const whole(l.data(), S{}, St::from_all(l.strides()));
+  auto const part = whole.at(indexers...);
+  using NS = typename decltype(part)::shape_type;
+  return detail::leaf<T, NS>(part.data(), part.strides().all(), l.owner());
+}
+
+/// jnp.concatenate([xs...], axis=Axis): dtypes promote; computed now, into a block.
+template <int Axis = 0, Operand... X>
+  requires(sizeof...(X) >= 1)
+auto concatenate(X&&... xs) {
+  namespace mp = boost::mp11;
+  using types = mp::mp_list<typename detail::operand_t<X>::value_type...>;
+  using T = mp::mp_fold<mp::mp_rest<types>, mp::mp_first<types>, promote_t>;
+  using CS = detail::concat_shape<Axis, typename detail::operand_t<X>::shape_type...>;
+  using first = typename CS::first;
+  constexpr std::size_t rank = CS::rank;
+  static_assert(CS::same_rank, "pallas::concatenate: operands must have the same rank");
+  if constexpr (CS::same_rank) {
+    using axes = detail::axes_check<rank, Axis>;
+    axes::check();
+    if constexpr (axes::ok) {
+      constexpr bool dims_ok =
+          (detail::concat_dims<static_cast<int>(CS::axis), first,
+                               typename detail::operand_t<X>::shape_type>::ok && ...);
+      if constexpr (!dims_ok)
+        (detail::concat_dims<static_cast<int>(CS::axis), first,
+                             typename detail::operand_t<X>::shape_type>::check() && ...);
+    }
+  }
+  using NS = typename CS::type;
+  block<T, NS> out;
+  if constexpr (CS::same_rank && rank > 0) {
+    constexpr auto os = detail::row_major<NS>();
+    index_t offset = 0;
+    auto put = [&](auto&& x) {
+      using Sk = typename detail::operand_t<decltype(x)>::shape_type;
+      detail::walk<detail::set_assign, Sk>(out.data() + offset * os[CS::axis], os,
+                                           pallas::astype<T>(std::forward<decltype(x)>(x)));
+      offset += Sk::static_extent(CS::axis);
+    };
+    (put(std::forward<X>(xs)), ...);
+  }
+  return out;
+}
+
+/// jnp.roll(x, shift, axis=A) / pltpu.roll(x, shift, A): lazy.
+template <Operand X, int A>
+auto roll(X&& x, index_t shift, axis_t<A>) {
+  using E = detail::operand_t<X>;
+  using S = typename E::shape_type;
+  constexpr std::size_t rank = S::rank();
+  using check = detail::axes_check<rank, A>;
+  check::check();
+  constexpr std::size_t ax =
+      check::ok ? static_cast<std::size_t>(A < 0 ? A + static_cast<int>(rank) : A) : 0;
+  return detail::roll_node<ax, E>(detail::as_operand(std::forward<X>(x)), shift);
+}
+
+}  // namespace pallas
+// ---- end pallas/expr/shape_ops.hpp ----
+// ---- begin pallas/expr/load_store.hpp ----
+// pl::load / pl::store, the function forms of reading and writing refs:
+//
+//   auto v = pl::load(x_vmem);                  // an owning pl::block (a copy, not a view)
+//   auto r = pl::load(x_vmem, pl::ds<8>(i), pl::full_extent);   // = pl::load(x.at(...))
+//   pl::store(o_vmem, v * 2);                   // o_vmem[pl::ellipsis] = v * 2
+//   std::int32_t n = pl::load(s_smem, 3);       // SMEM: scalars only, every dim indexed
+//   pl::store(s_smem.at(3), n + 1);
+//
+// HBM/ANY refs cannot be loaded or stored (copy them to VMEM with a DMA first).
+
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas {
+
+namespace detail {
+
+template <class R>
+constexpr bool loadable() {
+  static_assert(!is_dma_only(R::space),
+                "pallas::load: cannot load, store or compute on an HBM/ANY ref; copy it to VMEM "
+                "with pltpu::sync_copy or pltpu::make_async_copy first");
+  if constexpr (!is_dma_only(R::space)) {
+    static_assert(R::space != memory_space::smem || R::rank() == 0,
+                  "pallas::load: SMEM refs give and take scalars only; index every dimension "
+                  "(rank of the ref after indexing must be 0)");
+    return R::space != memory_space::smem || R::rank() == 0;
+  }
+  return false;
+}
+
+}  // namespace detail
+
+/// `pl.load(ref)` / `ref[...]` as a value: an owning pl::block for VMEM refs, a scalar
+/// for rank-0 SMEM (and VMEM) refs.
+template <AnyRef R>
+auto load(R const& ref) {
+  using T = std::remove_const_t<typename R::value_type>;
+  if constexpr (!detail::loadable<R>()) {
+    return T{};
+  } else if constexpr (R::space == memory_space::smem) {
+    return T(*ref.data());
+  } else {
+    return block<T, typename R::shape_type>(ref[ellipsis]);
+  }
+}
+
+/// `pl.load(ref, idx)`: pl::load(ref.at(indexers...)).
+template <AnyRef R, Indexer... I>
+  requires(sizeof...(I) >= 1)
+auto load(R const& ref, I const&... indexers) {
+  if constexpr (is_dma_only(R::space))
+    return load(ref);  // reports the HBM rule
+  else
+    return load(ref.at(indexers...));
+}
+
+/// `pl.store(ref, value)`: `ref[...] = value` (VMEM), or a scalar into a rank-0 SMEM ref.
+template <AnyRef R, class V>
+  requires(Operand<V> || Scalar<V>)
+void store(R const& ref, V&& value) {
+  using T = typename R::value_type;
+  if constexpr (detail::loadable<R>()) {
+    if constexpr (R::space == memory_space::smem) {
+      static_assert(Scalar<V>, "pallas::store: SMEM refs take scalars only");
+      static_assert(!std::is_const_v<T>, "pallas::store: cannot store into a ref of const elements");
+      if constexpr (Scalar<V> && !std::is_const_v<T>) {
+        using D = std::remove_cvref_t<V>;
+        if constexpr (WeakScalar<D>)
+          *ref.data() = detail::from_scalar<T>(value);
+        else
+          *ref.data() = convert<T>(value);
+      }
+    } else {
+      ref[ellipsis] = std::forward<V>(value);
+    }
+  }
+}
+
+}  // namespace pallas
+// ---- end pallas/expr/load_store.hpp ----
+// ---- begin pallas/dot.hpp ----
+// Matrix products on blocks, the MXU of a TensorCore:
+//
+//   pl::dot(x, y)                                  jnp.dot(x, y) / x @ y  (ranks 1 and 2)
+//   pl::dot(x, y, pl::trans_b)                     x @ y.T (pl.dot's trans_b; trans_a too)
+//   pl::dot(x, y, pl::preferred_element_type<float>)
+//                                                  jnp.dot(..., preferred_element_type=f32)
+//   pl::dot_general(x, y, pl::contracting_dims<1, 1>)
+//                                                  lax.dot_general(x, y, (((1,), (1,)), ((), ())))
+//   pl::dot_general(q, k, pl::contracting_dims<2, 2>, pl::batch_dims<0, 0>)
+//                                                  einsum('bqd,bkd->bqk')
+//   pl::matmul(x, y)                               jnp.matmul for ranks 1 and 2
+//
+// The result dtype is jnp's: promote(x, y), or the preferred element type (bf16 x bf16 ->
+// f32, int8 x int8 -> int32 with it). Floats accumulate in float32 (at HIGHEST precision:
+// f32 operands are not rounded to bf16 as a TPU's default precision would), integers in
+// wrapping 32-bit arithmetic.
+//
+// A product is deferred: `acc[pl::ellipsis] += pl::dot(x, y)` (also `=` and `-=`) runs one
+// GEMM that accumulates straight into acc, with no temporary, when acc is f32 and
+// contiguous along a dimension. The f32 path is Eigen's GEMM (when <Eigen/Core> is on the
+// include path: PALLAS_USE_EIGEN, 1 by default then) mapped on the block buffers, whatever
+// their strides (transposed views need no copy). bf16/f16 and integer operands are
+// converted to f32 tiles first. A product that reads its destination goes through a
+// temporary. Inside another expression (`pl::dot(x, y) + b`) it is computed first.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+
+#ifndef PALLAS_USE_EIGEN
+#  if __has_include(<Eigen/Core>)
+#    define PALLAS_USE_EIGEN 1
+#  else
+#    define PALLAS_USE_EIGEN 0
+#  endif
+#endif
+#if PALLAS_USE_EIGEN
+#  include <Eigen/Core>
+#endif
+
+namespace pallas {
+
+/// pl.dot's trans_a: contract the first dimension of the left operand.
+struct trans_a_t {
+  explicit constexpr trans_a_t() = default;
+};
+inline constexpr trans_a_t trans_a{};
+
+/// pl.dot's trans_b: contract the last dimension of the right operand.
+struct trans_b_t {
+  explicit constexpr trans_b_t() = default;
+};
+inline constexpr trans_b_t trans_b{};
+
+/// `preferred_element_type=T`.
+template <class T>
+struct preferred_element_type_t {
+  explicit constexpr preferred_element_type_t() = default;
+};
+template <class T>
+inline constexpr preferred_element_type_t<T> preferred_element_type{};
+
+/// The contracting dimensions of lax.dot_general, one per operand.
+template <int L, int R>
+struct contracting_dims_t {
+  explicit constexpr contracting_dims_t() = default;
+};
+template <int L, int R>
+inline constexpr contracting_dims_t<L, R> contracting_dims{};
+
+/// The batch dimensions of lax.dot_general, one per operand.
+template <int L, int R>
+struct batch_dims_t {
+  static constexpr int lhs = L;
+  static constexpr int rhs = R;
+  explicit constexpr batch_dims_t() = default;
+};
+template <int L, int R>
+inline constexpr batch_dims_t<L, R> batch_dims{};
+
+namespace detail {
+
+// ---------------------------------------------------------------------------------------
+// dimension numbers
+
+/// A product of operands of shapes SA and SB contracting dimension CL of SA with CR of SB,
+/// with batch dimensions BL, BR (-1: none). Each operand has at most one free dimension.
+/// Canonically: lhs (batch, M, K), rhs (batch, K, N), out (batch, M, N).
+template <class SA, class SB, int CL, int CR, int BL, int BR>
+struct dot_dims {
+  static constexpr int ra = static_cast<int>(SA::rank());
+  static constexpr int rb = static_cast<int>(SB::rank());
+  static constexpr int cl = CL < 0 ? CL + ra : CL;
+  static constexpr int cr = CR < 0 ? CR + rb : CR;
+  static constexpr bool batched = BL >= 0 || BR >= 0;
+  static constexpr int bl = BL < 0 ? -1 : BL;
+  static constexpr int br = BR < 0 ? -1 : BR;
+
+  static constexpr bool dims_valid =
+      cl >= 0 && cl < ra && cr >= 0 && cr < rb && (!batched || (BL >= 0 && BR >= 0 && bl < ra &&
+                                                                 br < rb && bl != cl && br != cr));
+  static constexpr int free_of(int rank, int c, int b) {
+    for (int r = 0; r < rank; ++r)
+      if (r != c && r != b) return r;
+    return -1;
+  }
+  static constexpr int fl = free_of(ra, cl, bl);
+  static constexpr int fr = free_of(rb, cr, br);
+  /// At most one free dimension per operand.
+  static constexpr bool ranks_ok = ra <= 2 + batched && rb <= 2 + batched && ra >= 1 + batched &&
+                                   rb >= 1 + batched;
+  static constexpr bool ok_structure = dims_valid && ranks_ok;
+
+  static constexpr index_t extent(auto s, int r) {
+    return r < 0 ? index_t{1} : decltype(s)::static_extent(static_cast<std::size_t>(r));
+  }
+  static constexpr index_t k_lhs = ok_structure ? extent(SA{}, cl) : 1;
+  static constexpr index_t k_rhs = ok_structure ? extent(SB{}, cr) : 1;
+  static constexpr index_t b_lhs = ok_structure ? extent(SA{}, bl) : 1;
+  static constexpr index_t b_rhs = ok_structure ? extent(SB{}, br) : 1;
+  static constexpr index_t m = ok_structure ? extent(SA{}, fl) : 1;
+  static constexpr index_t n = ok_structure ? extent(SB{}, fr) : 1;
+  static constexpr index_t k = k_lhs;
+  static constexpr index_t batch = b_lhs;
+
+  static constexpr std::size_t out_rank =
+      static_cast<std::size_t>(batched) + (fl >= 0) + (fr >= 0);
+  static constexpr std::array<index_t, out_rank> dims = [] {
+    std::array<index_t, out_rank> d{};
+    std::size_t q = 0;
+    if constexpr (batched) d[q++] = batch;
+    if constexpr (fl >= 0) d[q++] = m;
+    if constexpr (fr >= 0) d[q++] = n;
+    return d;
+  }();
+  using out_shape = typename extents_from<dot_dims>::type;
+};
+
+template <index_t KL, index_t KR>
+constexpr bool check_contracting() {
+  static_assert(KL == KR,
+                "pallas::dot: the contracting dimensions must have equal extents (lhs, rhs)");
+  return KL == KR;
+}
+
+template <index_t BL, index_t BR>
+constexpr bool check_batch() {
+  static_assert(BL == BR, "pallas::dot: the batch dimensions must have equal extents (lhs, rhs)");
+  return BL == BR;
+}
+
+// ---------------------------------------------------------------------------------------
+// GEMM kernels
+
+/// A canonical (batch, rows, cols) strided float matrix.
+struct matrix_view {
+  float const* data;
+  index_t batch_stride, row_stride, col_stride;
+};
+
+/// Per-thread scratch tiles, reused across calls (no allocation in steady state).
+inline float* dot_scratch(int which, index_t n) {
+  struct tile {
+    block_storage<float> data;
+    index_t capacity = 0;
+  };
+  thread_local tile tiles[3];
+  tile& t = tiles[which];
+  if (t.capacity < n) {
+    t.data = allocate_block<float>(n);
+    t.capacity = n;
+  }
+  return t.data.get();
+}
+
+#if PALLAS_USE_EIGEN
+template <int AOrder, int BOrder>
+void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const* b, index_t ldb,
+                index_t m, index_t n, index_t k, int mode) {
+  using MA = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, AOrder>;
+  using MB = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
+  using MC = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<MA const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
+  Eigen::Map<MB const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
+  Eigen::Map<MC, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
+  if (mode == 0)
+    C.noalias() = A * B;
+  else if (mode > 0)
+    C.noalias() += A * B;
+  else
+    C.noalias() -= A * B;
+}
+#endif
+
+/// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for
+/// mode 0, 1, -1. A and B have a unit stride along one of their dimensions.
+inline void gemm_f32(float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
+                     index_t m, index_t n, index_t k, int mode) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (mode == 0)
+      for (index_t i = 0; i < m; ++i)
+        for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
+    return;
+  }
+#if PALLAS_USE_EIGEN
+  bool const a_row = a.col_stride == 1;
+  bool const b_row = b.col_stride == 1;
+  index_t const lda = a_row ? a.row_stride : a.col_stride;
+  index_t const ldb = b_row ? b.row_stride : b.col_stride;
+  if (a_row && b_row)
+    eigen_gemm<Eigen::RowMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+  else if (a_row)
+    eigen_gemm<Eigen::RowMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+  else if (b_row)
+    eigen_gemm<Eigen::ColMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+  else
+    eigen_gemm<Eigen::ColMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+#else
+  if (mode == 0)
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
+  for (index_t i = 0; i < m; ++i) {
+    float* crow = c + i * ldc;
+    for (index_t p = 0; p < k; ++p) {
+      float const x = a.data[i * a.row_stride + p * a.col_stride] * static_cast<float>(mode >= 0 ? 1 : -1);
+      float const* brow = b.data + p * b.row_stride;
+      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j * b.col_stride];
+    }
+  }
+#endif
+}
+
+/// Integer GEMM in wrapping uint32 arithmetic: C (contiguous) = A * B.
+inline void gemm_u32(std::uint32_t* c, std::uint32_t const* a, std::uint32_t const* b, index_t m,
+                     index_t n, index_t k) {
+  for (index_t i = 0; i < m * n; ++i) c[i] = 0u;
+  for (index_t i = 0; i < m; ++i) {
+    std::uint32_t* crow = c + i * n;
+    for (index_t p = 0; p < k; ++p) {
+      std::uint32_t const x = a[i * k + p];
+      std::uint32_t const* brow = b + p * n;
+      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j];
+    }
+  }
+}
+
+template <class AOp>
+inline constexpr int gemm_mode_v = std::is_same_v<AOp, set_assign>   ? 0
+                                   : std::is_same_v<AOp, add_assign> ? 1
+                                   : std::is_same_v<AOp, sub_assign> ? -1
+                                                                     : 2;
+
+/// A deferred product: computed when stored (straight into the destination when it can)
+/// or when used inside another expression.
+template <class Dims, class Out, class A, class B>
+class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred_marker {
+  using ta = typename A::value_type;
+  using tb = typename B::value_type;
+  using canon_a = shape<Dims::batch, Dims::m, Dims::k>;
+  using canon_b = shape<Dims::batch, Dims::k, Dims::n>;
+  using canon_c = shape<Dims::batch, Dims::m, Dims::n>;
+  static constexpr bool float_path = is_floating_v<Out> || is_floating_v<ta> || is_floating_v<tb>;
+
+ public:
+  using value_type = Out;
+  using shape_type = typename Dims::out_shape;
+  static constexpr std::size_t rank = shape_type::rank();
+
+  dot_expr(A a, B b) : a_(std::move(a)), b_(std::move(b)) {}
+
+  A const& lhs() const noexcept { return a_; }
+  B const& rhs() const noexcept { return b_; }
+
+  /// dst (shape S) AOp= this product.
+  template <class AOp, class S, class T>
+  void store_into(T* dst, index_array<S::rank()> const& dstr) const {
+    auto const la = to_leaf(a_);
+    auto const lb = to_leaf(b_);
+    auto const va = canonical<canon_a>(la, Dims::bl, Dims::fl, Dims::cl);
+    auto const vb = canonical<canon_b>(lb, Dims::br, Dims::cr, Dims::fr);
+    // the destination, canonically (batch, m, n)
+    index_array<3> cs{0, 0, 0};
+    {
+      std::size_t q = 0;
+      if constexpr (Dims::batched) cs[0] = dstr[q++];
+      if constexpr (Dims::fl >= 0) cs[1] = dstr[q++];
+      if constexpr (Dims::fr >= 0) cs[2] = dstr[q++];
+    }
+    constexpr index_t m = Dims::m, n = Dims::n;
+    if constexpr (Dims::batch * m * n == 0) {
+      return;
+    } else if constexpr (float_path) {
+      constexpr int mode = gemm_mode_v<AOp>;
+      memory_region const region = region_of<T, S>(dst, dstr);
+      bool const direct_a = std::is_same_v<ta, float> && unit_stride(va);
+      bool const direct_b = std::is_same_v<tb, float> && unit_stride(vb);
+      bool const overlap = (direct_a && la.aliases(region, true)) || (direct_b && lb.aliases(region, true));
+      if constexpr (std::is_same_v<Out, float> && std::is_same_v<T, float> && mode != 2) {
+        bool const c_rows = n == 1 || cs[2] == 1;
+        bool const c_cols = m == 1 || cs[1] == 1;
+        if (!overlap && (c_rows || c_cols)) {
+          matrix_view const a = direct_a ? as_view(va) : materialize<canon_a>(va, 0);
+          matrix_view const b = direct_b ? as_view(vb) : materialize<canon_b>(vb, 1);
+          for (index_t bt = 0; bt < Dims::batch; ++bt) {
+            float* c = dst + bt * cs[0];
+            matrix_view const ab = at_batch(a, bt), bb = at_batch(b, bt);
+            if (c_rows)
+              gemm_f32(c, m == 1 ? n : cs[1], ab, bb, m, n, Dims::k, mode);
+            else  // C^T = B^T A^T, with C^T row-major
+              gemm_f32(c, n == 1 ? m : cs[2], transposed(bb), transposed(ab), n, m, Dims::k, mode);
+          }
+          return;
+        }
+      }
+      // through a contiguous f32 temporary
+      matrix_view const a = direct_a ? as_view(va) : materialize<canon_a>(va, 0);
+      matrix_view const b = direct_b ? as_view(vb) : materialize<canon_b>(vb, 1);
+      float* c = dot_scratch(2, canon_c::static_size());
+      for (index_t bt = 0; bt < Dims::batch; ++bt)
+        gemm_f32(c + bt * m * n, n, at_batch(a, bt), at_batch(b, bt), m, n, Dims::k, 0);
+      leaf<float, S> const result(c, row_major<S>());
+      if constexpr (std::is_same_v<Out, float>)
+        walk<AOp, S>(dst, dstr, result);
+      else
+        walk<AOp, S>(dst, dstr, pallas::astype<Out>(result));
+    } else {
+      block_storage<std::uint32_t> ia = allocate_block<std::uint32_t>(canon_a::static_size());
+      block_storage<std::uint32_t> ib = allocate_block<std::uint32_t>(canon_b::static_size());
+      block_storage<std::uint32_t> ic = allocate_block<std::uint32_t>(canon_c::static_size());
+      walk<set_assign, canon_a>(ia.get(), row_major<canon_a>(), pallas::astype<std::uint32_t>(va));
+      walk<set_assign, canon_b>(ib.get(), row_major<canon_b>(), pallas::astype<std::uint32_t>(vb));
+      for (index_t bt = 0; bt < Dims::batch; ++bt)
+        gemm_u32(ic.get() + bt * m * n, ia.get() + bt * m * Dims::k, ib.get() + bt * Dims::k * n,
+                 m, n, Dims::k);
+      walk<AOp, S>(dst, dstr, pallas::astype<Out>(leaf<std::uint32_t, S>(ic.get(), row_major<S>())));
+    }
+  }
+
+ private:
+  /// A leaf as a canonical rank-3 view: dimensions b, r, c of the operand (-1: absent).
+  template <class C, class L>
+  static auto canonical(L const& l, int b, int r, int c) noexcept {
+    using V = typename L::value_type;
+    auto const& s = l.strides();
+    auto pick = [&](int d) -> index_t { return d < 0 ? 0 : s[static_cast<std::size_t>(d)]; };
+    index_array<3> st{pick(b), pick(r), pick(c)};
+    // strides of extent-1 dimensions do not matter: make the matrix row- or column-major
+    constexpr index_t rows = C::static_extent(1), cols = C::static_extent(2);
+    if (rows == 1) st[1] = st[2] == 1 ? (cols > 1 ? cols : 1) : 1;
+    if (cols == 1) st[2] = st[1] == 1 ? (rows > 1 ? rows : 1) : 1;
+    return leaf<V, C>(l.data(), st);
+  }
+
+  template <class V>
+  static bool unit_stride(V const& v) noexcept {
+    return v.strides()[1] == 1 || v.strides()[2] == 1;
+  }
+
+  template <class V>
+  static matrix_view as_view(V const& v) noexcept {
+    auto const& s = v.strides();
+    return {reinterpret_cast<float const*>(v.data()), s[0], s[1], s[2]};
+  }
+
+  /// The operand converted to a contiguous row-major f32 tile (per-thread scratch).
+  template <class C, class V>
+  static matrix_view materialize(V const& v, int which) {
+    float* tile = dot_scratch(which, C::static_size());
+    constexpr auto s = row_major<C>();
+    walk<set_assign, C>(tile, s, pallas::astype<float>(v));
+    return {tile, s[0], s[1], s[2]};
+  }
+
+  static matrix_view at_batch(matrix_view v, index_t bt) noexcept {
+    v.data += bt * v.batch_stride;
+    return v;
+  }
+  static matrix_view transposed(matrix_view v) noexcept {
+    return {v.data, v.batch_stride, v.col_stride, v.row_stride};
+  }
+
+  A a_;
+  B b_;
+};
+
+template <class T>
+struct is_preferred : std::false_type {};
+template <class T>
+struct is_preferred<preferred_element_type_t<T>> : std::true_type {
+  using type = T;
+};
+
+template <class T>
+concept DotOption = is_preferred<T>::value || std::is_same_v<T, trans_a_t> ||
+                    std::is_same_v<T, trans_b_t>;
+
+template <class... O>
+struct preferred_of {
+  using type = void;
+};
+template <class T, class... O>
+struct preferred_of<preferred_element_type_t<T>, O...> {
+  using type = T;
+};
+template <class X, class... O>
+struct preferred_of<X, O...> : preferred_of<O...> {};
+
+template <class... O>
+struct batch_of {
+  using type = batch_dims_t<-1, -1>;
+};
+template <int L, int R, class... O>
+struct batch_of<batch_dims_t<L, R>, O...> {
+  using type = batch_dims_t<L, R>;
+};
+template <class X, class... O>
+struct batch_of<X, O...> : batch_of<O...> {};
+
+template <class T>
+struct is_batch_dims : std::false_type {};
+template <int L, int R>
+struct is_batch_dims<batch_dims_t<L, R>> : std::true_type {};
+
+template <class T>
+concept DotGeneralOption = is_preferred<T>::value || is_batch_dims<T>::value;
+
+template <int CL, int CR, int BL, int BR, class Pref, class X, class Y>
+auto make_dot(X&& x, Y&& y) {
+  using A = operand_t<X>;
+  using B = operand_t<Y>;
+  using SA = typename A::shape_type;
+  using SB = typename B::shape_type;
+  using dims = dot_dims<SA, SB, CL, CR, BL, BR>;
+  using Out = std::conditional_t<std::is_void_v<Pref>,
+                                 promote_t<typename A::value_type, typename B::value_type>, Pref>;
+  static_assert(dims::ok_structure,
+                "pallas::dot_general: each operand needs one contracting dimension, the same "
+                "batch dimensions (at most one), and at most one other dimension; dimensions "
+                "in range and distinct");
+  if constexpr (dims::ok_structure) {
+    if constexpr (dims::k_lhs != dims::k_rhs)
+      check_contracting<dims::k_lhs, dims::k_rhs>();
+    else if constexpr (dims::b_lhs != dims::b_rhs)
+      check_batch<dims::b_lhs, dims::b_rhs>();
+  }
+  return dot_expr<dims, Out, A, B>(as_operand(std::forward<X>(x)), as_operand(std::forward<Y>(y)));
+}
+
+}  // namespace detail
+
+/// jnp.dot / pl.dot on operands of rank 1 or 2, with pl::trans_a, pl::trans_b and
+/// pl::preferred_element_type<T> options.
+template <Operand X, Operand Y, detail::DotOption... O>
+auto dot(X&& x, Y&& y, O...) {
+  constexpr int ra = static_cast<int>(detail::operand_t<X>::shape_type::rank());
+  constexpr int rb = static_cast<int>(detail::operand_t<Y>::shape_type::rank());
+  static_assert(ra >= 1 && ra <= 2 && rb >= 1 && rb <= 2,
+                "pallas::dot: operands must have rank 1 or 2 (use pl::dot_general for batches)");
+  constexpr bool ta = (std::is_same_v<O, trans_a_t> || ...);
+  constexpr bool tb = (std::is_same_v<O, trans_b_t> || ...);
+  constexpr int cl = ta ? 0 : ra - 1;
+  constexpr int cr = rb == 1 ? 0 : (tb ? 1 : 0);
+  using pref = typename detail::preferred_of<O...>::type;
+  return detail::make_dot<cl, cr, -1, -1, pref>(std::forward<X>(x), std::forward<Y>(y));
+}
+
+/// jnp.matmul for ranks 1 and 2: pl::dot.
+template <Operand X, Operand Y, detail::DotOption... O>
+auto matmul(X&& x, Y&& y, O... o) {
+  return dot(std::forward<X>(x), std::forward<Y>(y), o...);
+}
+
+/// lax.dot_general with one contracting dimension per operand and optional batch
+/// dimensions: pl::dot_general(x, y, pl::contracting_dims<1, 0>[, pl::batch_dims<0, 0>]
+/// [, pl::preferred_element_type<T>]).
+template <Operand X, Operand Y, int CL, int CR, detail::DotGeneralOption... O>
+auto dot_general(X&& x, Y&& y, contracting_dims_t<CL, CR>, O...) {
+  using batch = typename detail::batch_of<O...>::type;
+  using pref = typename detail::preferred_of<O...>::type;
+  return detail::make_dot<CL, CR, batch::lhs, batch::rhs, pref>(std::forward<X>(x),
+                                                                  std::forward<Y>(y));
+}
+
+}  // namespace pallas
+// ---- end pallas/dot.hpp ----
 // ---- begin pallas/fixed_string.hpp ----
 // A string usable as a template argument, for axis names: `pltpu::TensorCoreMesh<"core">`,
 // `pl::axis_index<"core">()`.
