@@ -1000,15 +1000,19 @@ class Array {
   template <class... I>
   index_t offset_of(I... idx) const {
     static_assert(sizeof...(I) == rank(), "pallas::Array: element access needs one index per dimension");
-    std::array<index_t, rank()> const ix{static_cast<index_t>(idx)...};
-    index_t offset = 0;
-    for (std::size_t r = 0; r < rank(); ++r) {
-      if (ix[r] < 0 || ix[r] >= shape_.extent(r))
-        detail::fail<index_error>("pallas::Array: index ", ix[r], " is out of bounds for dimension ",
-                                  r, " of extent ", shape_.extent(r));
-      offset = offset * shape_.extent(r) + ix[r];
+    if constexpr (sizeof...(I) != rank()) {
+      return 0;  // reported above
+    } else {
+      std::array<index_t, rank()> const ix{static_cast<index_t>(idx)...};
+      index_t offset = 0;
+      for (std::size_t r = 0; r < rank(); ++r) {
+        if (ix[r] < 0 || ix[r] >= shape_.extent(r))
+          detail::fail<index_error>("pallas::Array: index ", ix[r], " is out of bounds for dimension ",
+                                    r, " of extent ", shape_.extent(r));
+        offset = offset * shape_.extent(r) + ix[r];
+      }
+      return offset;
     }
-    return offset;
   }
 
   void assign_from(std::span<T const> values) {
