@@ -42,3 +42,4 @@
 #include <pallas/tpu/dimension_semantics.hpp>
 #include <pallas/tpu/core_split.hpp>
 #include <pallas/tpu/pipeline.hpp>
+#include <pallas/trace.hpp>

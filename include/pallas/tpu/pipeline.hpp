@@ -46,6 +46,7 @@
 #include <pallas/tpu/dimension_semantics.hpp>
 #include <pallas/tpu/mesh.hpp>
 #include <pallas/tpu/semaphore.hpp>
+#include <pallas/trace.hpp>
 
 #ifndef PALLAS_TPU_TILING_CHECK
 #  define PALLAS_TPU_TILING_CHECK 1
@@ -354,6 +355,7 @@ struct pipelined_operand {
   std::unique_ptr<std::atomic<std::int32_t>[]> sems;
   std::vector<std::array<index_t, rank>> blocks;  // block index per local step
   index_t cin = 0, win = 0, cout = 0, wout = 0;
+  std::vector<std::int64_t> started_ns;  // tracing: when each slot's copy started
 
   std::string name() const { return std::string(role_name) + "[" + std::to_string(position) + "]"; }
 
@@ -437,6 +439,10 @@ struct pipelined_operand {
     task.semaphore = &sems[static_cast<std::size_t>(k % buffer_count)];
     task.id = core.dma_queue.empty() ? 1 : core.dma_queue.back().id + 1;
     core.dma_queue.push_back(task);
+    if (trace::enabled()) {
+      started_ns.resize(static_cast<std::size_t>(buffer_count));
+      started_ns[static_cast<std::size_t>(k % buffer_count)] = trace::detail::now_ns();
+    }
   }
 
   /// Waits for the DMA of slot counter `k` (block b).
@@ -445,6 +451,16 @@ struct pipelined_operand {
     auto const bytes = block_task(b, slot(k), to_hbm, clipped).bytes;
     pallas::detail::wait_on_semaphore(core, sems[static_cast<std::size_t>(k % buffer_count)], bytes,
                                       "emit_pipeline");
+    if (trace::enabled() && !started_ns.empty()) {
+      // The DMA track shows each copy in flight, from its start to the end of its wait.
+      trace::event e;
+      e.name = name() + (to_hbm ? " write-back of block " : " fetch of block ") + point_string(b);
+      e.core = core.index;
+      e.dma = true;
+      e.begin_ns = started_ns[static_cast<std::size_t>(k % buffer_count)];
+      e.end_ns = trace::detail::now_ns();
+      trace::detail::recorder::instance().record(std::move(e));
+    }
   }
 
   block_ref body_ref(index_t k) const { return block_ref(slot(k), typename Spec::block_shape{}); }
@@ -673,7 +689,10 @@ class pipeline {
       };
       (restore_out(std::get<O>(outs)), ...);
 
-      body_(std::get<I>(ins).body_ref(std::get<I>(ins).win)..., std::get<O>(outs).body_ref(std::get<O>(outs).cout)...);
+      {
+        trace::detail::span step_span(core.index, false, [&] { return "step " + point_string(point); });
+        body_(std::get<I>(ins).body_ref(std::get<I>(ins).win)..., std::get<O>(outs).body_ref(std::get<O>(outs).cout)...);
+      }
       core.launch->check_aborted();
 
       [[maybe_unused]] auto copy_out = [&](auto& op) {
