@@ -683,7 +683,9 @@ class Ref {
     static_assert(is_dma_only(Space) || Space == memory_space::smem ||
                       Space == memory_space::vmem,
                   "pallas::Ref: only VMEM refs can be read as blocks");
-    return block_view<Ref>(*this);
+    // After a mistake above, a VMEM view of the same memory stands in, so that the
+    // mistake is the only error.
+    return block_view<Ref<T, Shape, memory_space::vmem, Strides>>(in_space<memory_space::vmem>());
   }
 
   /// `ref[i]`: one element of a rank-1 SMEM ref; for VMEM refs, row i as a block.
