@@ -47,7 +47,16 @@
 #  endif
 #endif
 #if PALLAS_USE_EIGEN
+// g++ 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's GEMM
+// is inlined at -O3 -march=native; the warning is a false positive.
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  endif
 #  include <Eigen/Core>
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic pop
+#  endif
 #endif
 
 namespace pallas {
@@ -186,6 +195,10 @@ inline float* dot_scratch(int which, index_t n) {
 }
 
 #if PALLAS_USE_EIGEN
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  endif
 template <int AOrder, int BOrder>
 void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const* b, index_t ldb,
                 index_t m, index_t n, index_t k, int mode) {
@@ -202,6 +215,9 @@ void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const*
   else
     C.noalias() -= A * B;
 }
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic pop
+#  endif
 #endif
 
 /// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for

@@ -45,8 +45,9 @@ class unary : public expr_methods<unary<Op, A>> {
   bool unit_rows() const noexcept { return a_.unit_rows(); }
   template <bool Unit>
   auto row(index_array<rank> const& idx) const noexcept {
-    auto const ra = a_.template row<Unit>(idx);
-    return [ra](index_t j) noexcept { return Op::apply(convert<input_type>(ra(j))); };
+    return [ra = a_.template row<Unit>(idx)](index_t j) noexcept {
+      return Op::apply(convert<input_type>(ra(j)));
+    };
   }
   bool aliases(memory_region const& m, bool remapped) const noexcept {
     return a_.aliases(m, remapped);
@@ -82,9 +83,8 @@ class binary : public expr_methods<binary<Op, A, B>> {
   }
   template <bool Unit>
   auto row(index_array<rank> const& idx) const noexcept {
-    auto const ra = a_.template row<Unit>(map_index<sa>(idx));
-    auto const rb = b_.template row<Unit>(map_index<sb>(idx));
-    return [ra, rb](index_t j) noexcept {
+    return [ra = a_.template row<Unit>(map_index<sa>(idx)),
+            rb = b_.template row<Unit>(map_index<sb>(idx))](index_t j) noexcept {
       return Op::apply(convert<input_type>(ra(last_const_v<sa> ? 0 : j)),
                        convert<input_type>(rb(last_const_v<sb> ? 0 : j)));
     };
@@ -127,10 +127,9 @@ class select_node : public expr_methods<select_node<C, A, B>> {
   }
   template <bool Unit>
   auto row(index_array<rank> const& idx) const noexcept {
-    auto const rc = c_.template row<Unit>(map_index<sc>(idx));
-    auto const ra = a_.template row<Unit>(map_index<sa>(idx));
-    auto const rb = b_.template row<Unit>(map_index<sb>(idx));
-    return [rc, ra, rb](index_t j) noexcept {
+    return [rc = c_.template row<Unit>(map_index<sc>(idx)),
+            ra = a_.template row<Unit>(map_index<sa>(idx)),
+            rb = b_.template row<Unit>(map_index<sb>(idx))](index_t j) noexcept {
       value_type const x = convert<value_type>(ra(last_const_v<sa> ? 0 : j));
       value_type const y = convert<value_type>(rb(last_const_v<sb> ? 0 : j));
       return convert<bool>(rc(last_const_v<sc> ? 0 : j)) ? x : y;

@@ -243,9 +243,9 @@ struct max_op {
   template <class T>
   static constexpr T apply(T a, T b) noexcept {
     if constexpr (is_floating_v<T>) {
-      return float_op(a, b, [](float x, float y) {
-        return x != x ? x : (y != y ? y : (x > y ? x : y));
-      });
+      // y > x ? y : x is one vmaxps and returns x when either is NaN; the test of y is
+      // hoisted out of the loop when y is a constant (pl::maximum(x, 0)).
+      return float_op(a, b, [](float x, float y) { return y != y ? y : (y > x ? y : x); });
     } else {
       return a > b ? a : b;
     }
@@ -261,9 +261,7 @@ struct min_op {
   template <class T>
   static constexpr T apply(T a, T b) noexcept {
     if constexpr (is_floating_v<T>) {
-      return float_op(a, b, [](float x, float y) {
-        return x != x ? x : (y != y ? y : (x < y ? x : y));
-      });
+      return float_op(a, b, [](float x, float y) { return y != y ? y : (y < x ? y : x); });
     } else {
       return a < b ? a : b;
     }

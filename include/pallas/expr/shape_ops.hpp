@@ -131,8 +131,9 @@ class broadcast_node : public expr_methods<broadcast_node<Shape, A>> {
   bool unit_rows() const noexcept { return last_const_v<sa> || a_.unit_rows(); }
   template <bool Unit>
   auto row(index_array<rank> const& idx) const noexcept {
-    auto const ra = a_.template row<Unit>(map_index<sa>(idx));
-    return [ra](index_t j) noexcept { return ra(last_const_v<sa> ? 0 : j); };
+    return [ra = a_.template row<Unit>(map_index<sa>(idx))](index_t j) noexcept {
+      return ra(last_const_v<sa> ? 0 : j);
+    };
   }
   bool aliases(memory_region const& m, bool remapped) const noexcept {
     return a_.aliases(m, remapped || !std::is_same_v<sa, Shape>);
@@ -161,8 +162,7 @@ class roll_node : public expr_methods<roll_node<Axis, A>> {
   auto row(index_array<rank> const& idx) const noexcept {
     index_t const s = shift_;
     if constexpr (Axis + 1 == rank) {
-      auto const ra = a_.template row<Unit>(idx);
-      return [ra, s](index_t j) noexcept {
+      return [ra = a_.template row<Unit>(idx), s](index_t j) noexcept {
         index_t k = j - s;
         if (k < 0) k += n;
         return ra(k);
