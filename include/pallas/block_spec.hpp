@@ -57,6 +57,15 @@ struct default_buffering {
   static constexpr RevisitMode revisit = RevisitMode::IMMEDIATE;
 };
 
+/// `memory_space=...` of a BlockSpec: `pl::BlockSpec<>(pl::in_memory<pl::ANY>)` hands the
+/// body the operand's whole HBM ref, unbuffered (it copies what it needs itself).
+template <memory_space S>
+struct in_memory_t {
+  static constexpr memory_space space = S;
+};
+template <memory_space S>
+inline constexpr in_memory_t<S> in_memory{};
+
 /// An index map's result: `return pl::idx(i, j);`.
 template <Integer... I>
 constexpr std::array<index_t, sizeof...(I)> idx(I... indices) {
@@ -134,9 +143,12 @@ struct block_extents<boost::mp11::mp_list<C...>> {
 
 }  // namespace detail
 
-template <class Map, class Buffering, auto... Dims>
+template <class Map, class Buffering, memory_space Space, auto... Dims>
 struct block_spec {
   static constexpr std::size_t rank = sizeof...(Dims);
+  static constexpr memory_space space = Space;
+  /// The body gets the operand's ref itself (ANY/HBM specs), not VMEM blocks.
+  static constexpr bool raw = is_dma_only(Space);
   static constexpr std::array<detail::block_dim_info, sizeof...(Dims)> dims{detail::block_dim_of<Dims>()...};
   static constexpr int buffer_count = Buffering::buffer_count;  // 0: the default
   static constexpr RevisitMode revisit = Buffering::revisit;
@@ -156,13 +168,58 @@ struct block_spec {
   Map index_map;
 };
 
-/// `pl.BlockSpec(block_shape, index_map, pipeline_mode=...)`; see the top of this file.
+/// `pl.BlockSpec(block_shape=None, ...)`: the whole array as one block, at block index 0;
+/// its dims are the array's, filled in when the operand is known.
+template <class Buffering, memory_space Space>
+struct whole_array_spec {
+  static constexpr memory_space space = Space;
+  static constexpr bool raw = is_dma_only(Space);
+  static constexpr int buffer_count = Buffering::buffer_count;
+};
+
+namespace detail {
+template <class T>
+struct is_buffering : std::false_type {};
+template <int N, RevisitMode R>
+struct is_buffering<buffered_t<N, R>> : std::true_type {};
+template <>
+struct is_buffering<default_buffering> : std::true_type {};
+template <class T>
+struct is_in_memory : std::false_type {};
+template <memory_space S>
+struct is_in_memory<in_memory_t<S>> : std::true_type {};
+template <class T>
+using is_spec_option = std::bool_constant<is_buffering<T>::value || is_in_memory<T>::value>;
+}  // namespace detail
+
+/// `pl.BlockSpec(block_shape, index_map, pipeline_mode=..., memory_space=...)`; see the top
+/// of this file. Arguments: an index map (else block 0 everywhere), then optionally
+/// pl::Buffered<n> and pl::in_memory<space>, in any order.
 template <auto... Dims>
 struct block_spec_factory {
-  template <class Map = detail::zero_index_map<sizeof...(Dims)>, class Buffering = default_buffering>
-  constexpr auto operator()(Map map = {}, Buffering = {}) const {
-    static_assert(sizeof...(Dims) >= 1, "pallas::BlockSpec: a block needs at least one dimension");
-    return block_spec<Map, Buffering, Dims...>{std::move(map)};
+  template <class... Args>
+  constexpr auto operator()(Args... args) const {
+    namespace mp = boost::mp11;
+    using list = mp::mp_list<Args...>;
+    using maps = mp::mp_remove_if<list, detail::is_spec_option>;
+    using bufs = mp::mp_copy_if<list, detail::is_buffering>;
+    using spaces = mp::mp_copy_if<list, detail::is_in_memory>;
+    static_assert(mp::mp_size<maps>::value <= 1 && mp::mp_size<bufs>::value <= 1 && mp::mp_size<spaces>::value <= 1,
+                  "pallas::BlockSpec: at most one index map, one pl::Buffered<n> and one pl::in_memory<space>");
+    using buffering = mp::mp_eval_if_c<mp::mp_empty<bufs>::value, default_buffering, mp::mp_front, bufs>;
+    constexpr memory_space space =
+        mp::mp_eval_if_c<mp::mp_empty<spaces>::value, in_memory_t<memory_space::vmem>, mp::mp_front, spaces>::space;
+    if constexpr (sizeof...(Dims) == 0) {
+      static_assert(mp::mp_empty<maps>::value,
+                    "pallas::BlockSpec: a whole-array block (no block shape) takes no index map");
+      return whole_array_spec<buffering, space>{};
+    } else if constexpr (mp::mp_empty<maps>::value) {
+      return block_spec<detail::zero_index_map<sizeof...(Dims)>, buffering, space, Dims...>{};
+    } else {
+      using map = mp::mp_front<maps>;
+      constexpr std::size_t at = mp::mp_find<list, map>::value;
+      return block_spec<map, buffering, space, Dims...>{std::get<at>(std::tuple<Args...>{args...})};
+    }
   }
 };
 template <auto... Dims>
@@ -171,12 +228,32 @@ inline constexpr block_spec_factory<Dims...> BlockSpec{};
 namespace detail {
 template <class T>
 struct is_block_spec : std::false_type {};
-template <class M, class B, auto... D>
-struct is_block_spec<block_spec<M, B, D...>> : std::true_type {};
+template <class M, class B, memory_space S, auto... D>
+struct is_block_spec<block_spec<M, B, S, D...>> : std::true_type {};
+template <class B, memory_space S>
+struct is_block_spec<whole_array_spec<B, S>> : std::true_type {};
+
+template <class Spec, class Shape, class Seq = std::make_index_sequence<Shape::rank()>>
+struct resolve_spec {
+  using type = Spec;
+  static constexpr Spec const& apply(Spec const& s) { return s; }
+};
+template <class B, memory_space S, class Shape, std::size_t... R>
+struct resolve_spec<whole_array_spec<B, S>, Shape, std::index_sequence<R...>> {
+  static_assert(Shape::is_static || is_dma_only(S),
+                "pallas::BlockSpec: a whole-array block needs an array of static shape");
+  using type = block_spec<zero_index_map<sizeof...(R)>, B, S, (Shape::static_extent(R) == dyn ? 1 : Shape::static_extent(R))...>;
+  static constexpr type apply(whole_array_spec<B, S> const&) { return type{}; }
+};
 }  // namespace detail
 
 template <class T>
 concept AnyBlockSpec = detail::is_block_spec<std::remove_cvref_t<T>>::value;
+
+/// The concrete block_spec of `Spec` for an operand of shape `Shape` (a whole-array spec
+/// becomes one block of the array's shape).
+template <class Spec, class Shape>
+using resolved_spec_t = typename detail::resolve_spec<Spec, Shape>::type;
 
 /// `in_specs=[...]`.
 template <AnyBlockSpec... Specs>

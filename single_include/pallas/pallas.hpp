@@ -2389,9 +2389,9 @@ struct max_op {
   template <class T>
   static constexpr T apply(T a, T b) noexcept {
     if constexpr (is_floating_v<T>) {
-      return float_op(a, b, [](float x, float y) {
-        return x != x ? x : (y != y ? y : (x > y ? x : y));
-      });
+      // y > x ? y : x is one vmaxps and returns x when either is NaN; the test of y is
+      // hoisted out of the loop when y is a constant (pl::maximum(x, 0)).
+      return float_op(a, b, [](float x, float y) { return y != y ? y : (y > x ? y : x); });
     } else {
       return a > b ? a : b;
     }
@@ -2407,9 +2407,7 @@ struct min_op {
   template <class T>
   static constexpr T apply(T a, T b) noexcept {
     if constexpr (is_floating_v<T>) {
-      return float_op(a, b, [](float x, float y) {
-        return x != x ? x : (y != y ? y : (x < y ? x : y));
-      });
+      return float_op(a, b, [](float x, float y) { return y != y ? y : (y < x ? y : x); });
     } else {
       return a < b ? a : b;
     }
@@ -3353,8 +3351,9 @@ class unary : public expr_methods<unary<Op, A>> {
   bool unit_rows() const noexcept { return a_.unit_rows(); }
   template <bool Unit>
   auto row(index_array<rank> const& idx) const noexcept {
-    auto const ra = a_.template row<Unit>(idx);
-    return [ra](index_t j) noexcept { return Op::apply(convert<input_type>(ra(j))); };
+    return [ra = a_.template row<Unit>(idx)](index_t j) noexcept {
+      return Op::apply(convert<input_type>(ra(j)));
+    };
   }
   bool aliases(memory_region const& m, bool remapped) const noexcept {
     return a_.aliases(m, remapped);
@@ -3390,9 +3389,8 @@ class binary : public expr_methods<binary<Op, A, B>> {
   }
   template <bool Unit>
   auto row(index_array<rank> const& idx) const noexcept {
-    auto const ra = a_.template row<Unit>(map_index<sa>(idx));
-    auto const rb = b_.template row<Unit>(map_index<sb>(idx));
-    return [ra, rb](index_t j) noexcept {
+    return [ra = a_.template row<Unit>(map_index<sa>(idx)),
+            rb = b_.template row<Unit>(map_index<sb>(idx))](index_t j) noexcept {
       return Op::apply(convert<input_type>(ra(last_const_v<sa> ? 0 : j)),
                        convert<input_type>(rb(last_const_v<sb> ? 0 : j)));
     };
@@ -3435,10 +3433,9 @@ class select_node : public expr_methods<select_node<C, A, B>> {
   }
   template <bool Unit>
   auto row(index_array<rank> const& idx) const noexcept {
-    auto const rc = c_.template row<Unit>(map_index<sc>(idx));
-    auto const ra = a_.template row<Unit>(map_index<sa>(idx));
-    auto const rb = b_.template row<Unit>(map_index<sb>(idx));
-    return [rc, ra, rb](index_t j) noexcept {
+    return [rc = c_.template row<Unit>(map_index<sc>(idx)),
+            ra = a_.template row<Unit>(map_index<sa>(idx)),
+            rb = b_.template row<Unit>(map_index<sb>(idx))](index_t j) noexcept {
       value_type const x = convert<value_type>(ra(last_const_v<sa> ? 0 : j));
       value_type const y = convert<value_type>(rb(last_const_v<sb> ? 0 : j));
       return convert<bool>(rc(last_const_v<sc> ? 0 : j)) ? x : y;
@@ -4432,8 +4429,9 @@ class broadcast_node : public expr_methods<broadcast_node<Shape, A>> {
   bool unit_rows() const noexcept { return last_const_v<sa> || a_.unit_rows(); }
   template <bool Unit>
   auto row(index_array<rank> const& idx) const noexcept {
-    auto const ra = a_.template row<Unit>(map_index<sa>(idx));
-    return [ra](index_t j) noexcept { return ra(last_const_v<sa> ? 0 : j); };
+    return [ra = a_.template row<Unit>(map_index<sa>(idx))](index_t j) noexcept {
+      return ra(last_const_v<sa> ? 0 : j);
+    };
   }
   bool aliases(memory_region const& m, bool remapped) const noexcept {
     return a_.aliases(m, remapped || !std::is_same_v<sa, Shape>);
@@ -4462,8 +4460,7 @@ class roll_node : public expr_methods<roll_node<Axis, A>> {
   auto row(index_array<rank> const& idx) const noexcept {
     index_t const s = shift_;
     if constexpr (Axis + 1 == rank) {
-      auto const ra = a_.template row<Unit>(idx);
-      return [ra, s](index_t j) noexcept {
+      return [ra = a_.template row<Unit>(idx), s](index_t j) noexcept {
         index_t k = j - s;
         if (k < 0) k += n;
         return ra(k);
@@ -4763,7 +4760,16 @@ void store(R const& ref, V&& value) {
 #  endif
 #endif
 #if PALLAS_USE_EIGEN
+// g++ 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's GEMM
+// is inlined at -O3 -march=native; the warning is a false positive.
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  endif
 #  include <Eigen/Core>
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic pop
+#  endif
 #endif
 
 namespace pallas {
@@ -4902,6 +4908,10 @@ inline float* dot_scratch(int which, index_t n) {
 }
 
 #if PALLAS_USE_EIGEN
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  endif
 template <int AOrder, int BOrder>
 void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const* b, index_t ldb,
                 index_t m, index_t n, index_t k, int mode) {
@@ -4918,6 +4928,9 @@ void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const*
   else
     C.noalias() -= A * B;
 }
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic pop
+#  endif
 #endif
 
 /// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for
@@ -6683,6 +6696,15 @@ struct default_buffering {
   static constexpr RevisitMode revisit = RevisitMode::IMMEDIATE;
 };
 
+/// `memory_space=...` of a BlockSpec: `pl::BlockSpec<>(pl::in_memory<pl::ANY>)` hands the
+/// body the operand's whole HBM ref, unbuffered (it copies what it needs itself).
+template <memory_space S>
+struct in_memory_t {
+  static constexpr memory_space space = S;
+};
+template <memory_space S>
+inline constexpr in_memory_t<S> in_memory{};
+
 /// An index map's result: `return pl::idx(i, j);`.
 template <Integer... I>
 constexpr std::array<index_t, sizeof...(I)> idx(I... indices) {
@@ -6760,9 +6782,12 @@ struct block_extents<boost::mp11::mp_list<C...>> {
 
 }  // namespace detail
 
-template <class Map, class Buffering, auto... Dims>
+template <class Map, class Buffering, memory_space Space, auto... Dims>
 struct block_spec {
   static constexpr std::size_t rank = sizeof...(Dims);
+  static constexpr memory_space space = Space;
+  /// The body gets the operand's ref itself (ANY/HBM specs), not VMEM blocks.
+  static constexpr bool raw = is_dma_only(Space);
   static constexpr std::array<detail::block_dim_info, sizeof...(Dims)> dims{detail::block_dim_of<Dims>()...};
   static constexpr int buffer_count = Buffering::buffer_count;  // 0: the default
   static constexpr RevisitMode revisit = Buffering::revisit;
@@ -6782,13 +6807,58 @@ struct block_spec {
   Map index_map;
 };
 
-/// `pl.BlockSpec(block_shape, index_map, pipeline_mode=...)`; see the top of this file.
+/// `pl.BlockSpec(block_shape=None, ...)`: the whole array as one block, at block index 0;
+/// its dims are the array's, filled in when the operand is known.
+template <class Buffering, memory_space Space>
+struct whole_array_spec {
+  static constexpr memory_space space = Space;
+  static constexpr bool raw = is_dma_only(Space);
+  static constexpr int buffer_count = Buffering::buffer_count;
+};
+
+namespace detail {
+template <class T>
+struct is_buffering : std::false_type {};
+template <int N, RevisitMode R>
+struct is_buffering<buffered_t<N, R>> : std::true_type {};
+template <>
+struct is_buffering<default_buffering> : std::true_type {};
+template <class T>
+struct is_in_memory : std::false_type {};
+template <memory_space S>
+struct is_in_memory<in_memory_t<S>> : std::true_type {};
+template <class T>
+using is_spec_option = std::bool_constant<is_buffering<T>::value || is_in_memory<T>::value>;
+}  // namespace detail
+
+/// `pl.BlockSpec(block_shape, index_map, pipeline_mode=..., memory_space=...)`; see the top
+/// of this file. Arguments: an index map (else block 0 everywhere), then optionally
+/// pl::Buffered<n> and pl::in_memory<space>, in any order.
 template <auto... Dims>
 struct block_spec_factory {
-  template <class Map = detail::zero_index_map<sizeof...(Dims)>, class Buffering = default_buffering>
-  constexpr auto operator()(Map map = {}, Buffering = {}) const {
-    static_assert(sizeof...(Dims) >= 1, "pallas::BlockSpec: a block needs at least one dimension");
-    return block_spec<Map, Buffering, Dims...>{std::move(map)};
+  template <class... Args>
+  constexpr auto operator()(Args... args) const {
+    namespace mp = boost::mp11;
+    using list = mp::mp_list<Args...>;
+    using maps = mp::mp_remove_if<list, detail::is_spec_option>;
+    using bufs = mp::mp_copy_if<list, detail::is_buffering>;
+    using spaces = mp::mp_copy_if<list, detail::is_in_memory>;
+    static_assert(mp::mp_size<maps>::value <= 1 && mp::mp_size<bufs>::value <= 1 && mp::mp_size<spaces>::value <= 1,
+                  "pallas::BlockSpec: at most one index map, one pl::Buffered<n> and one pl::in_memory<space>");
+    using buffering = mp::mp_eval_if_c<mp::mp_empty<bufs>::value, default_buffering, mp::mp_front, bufs>;
+    constexpr memory_space space =
+        mp::mp_eval_if_c<mp::mp_empty<spaces>::value, in_memory_t<memory_space::vmem>, mp::mp_front, spaces>::space;
+    if constexpr (sizeof...(Dims) == 0) {
+      static_assert(mp::mp_empty<maps>::value,
+                    "pallas::BlockSpec: a whole-array block (no block shape) takes no index map");
+      return whole_array_spec<buffering, space>{};
+    } else if constexpr (mp::mp_empty<maps>::value) {
+      return block_spec<detail::zero_index_map<sizeof...(Dims)>, buffering, space, Dims...>{};
+    } else {
+      using map = mp::mp_front<maps>;
+      constexpr std::size_t at = mp::mp_find<list, map>::value;
+      return block_spec<map, buffering, space, Dims...>{std::get<at>(std::tuple<Args...>{args...})};
+    }
   }
 };
 template <auto... Dims>
@@ -6797,12 +6867,32 @@ inline constexpr block_spec_factory<Dims...> BlockSpec{};
 namespace detail {
 template <class T>
 struct is_block_spec : std::false_type {};
-template <class M, class B, auto... D>
-struct is_block_spec<block_spec<M, B, D...>> : std::true_type {};
+template <class M, class B, memory_space S, auto... D>
+struct is_block_spec<block_spec<M, B, S, D...>> : std::true_type {};
+template <class B, memory_space S>
+struct is_block_spec<whole_array_spec<B, S>> : std::true_type {};
+
+template <class Spec, class Shape, class Seq = std::make_index_sequence<Shape::rank()>>
+struct resolve_spec {
+  using type = Spec;
+  static constexpr Spec const& apply(Spec const& s) { return s; }
+};
+template <class B, memory_space S, class Shape, std::size_t... R>
+struct resolve_spec<whole_array_spec<B, S>, Shape, std::index_sequence<R...>> {
+  static_assert(Shape::is_static || is_dma_only(S),
+                "pallas::BlockSpec: a whole-array block needs an array of static shape");
+  using type = block_spec<zero_index_map<sizeof...(R)>, B, S, (Shape::static_extent(R) == dyn ? 1 : Shape::static_extent(R))...>;
+  static constexpr type apply(whole_array_spec<B, S> const&) { return type{}; }
+};
 }  // namespace detail
 
 template <class T>
 concept AnyBlockSpec = detail::is_block_spec<std::remove_cvref_t<T>>::value;
+
+/// The concrete block_spec of `Spec` for an operand of shape `Shape` (a whole-array spec
+/// becomes one block of the array's shape).
+template <class Spec, class Shape>
+using resolved_spec_t = typename detail::resolve_spec<Spec, Shape>::type;
 
 /// `in_specs=[...]`.
 template <AnyBlockSpec... Specs>
@@ -6876,25 +6966,66 @@ struct is_dimension_semantics<dimension_semantics_t<S...>> : std::true_type {};
 // contiguous chunks; otherwise the largest PARALLEL axis is cut, the first
 // `extent % cores` cores taking one step more.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 
 
 namespace pallas::tpu::detail {
 
-/// One core's box of the grid: its extents and the global index of its first step.
+/// One core's share of the grid: a box (emit_pipeline: its extents and the global index of
+/// its first step) or a range of the grid's linear steps (pallas_call).
 template <std::size_t R>
 struct core_box {
   std::array<index_t, R> extents{};
   std::array<index_t, R> offsets{};
   int split_axis = -1;  ///< -1: the core runs the whole grid
+  bool linear = false;  ///< a linear range [begin, begin + count) of `extents`' steps
+  index_t begin = 0;
+  index_t count = 0;
 
   constexpr index_t steps() const noexcept {
+    if (linear) return count;
     index_t n = 1;
     for (auto e : extents) n *= e;
     return n;
   }
 };
+
+/// The global grid point of a core's step s.
+template <std::size_t R>
+constexpr std::array<index_t, R> box_point(core_box<R> const& box, index_t s) {
+  std::array<index_t, R> p{};
+  index_t linear = box.linear ? box.begin + s : s;
+  for (std::size_t a = R; a-- > 0;) {
+    p[a] = linear % box.extents[a];
+    linear /= box.extents[a];
+  }
+  if (!box.linear)
+    for (std::size_t a = 0; a < R; ++a) p[a] += box.offsets[a];
+  return p;
+}
+
+/// pallas_call's split: with P points over the leading PARALLEL axes and I over the rest,
+/// core c runs parallel points [c * ceil(P / n), (c + 1) * ceil(P / n)), each with all of
+/// its I steps: one contiguous range of the grid's linear order.
+template <std::size_t R>
+constexpr core_box<R> split_linear(std::array<index_t, R> const& extents,
+                                   std::array<GridDimensionSemantics, R> const& semantics, int num_cores, int core) {
+  core_box<R> box;
+  box.extents = extents;
+  box.linear = true;
+  index_t parallel = 1, inner = 1;
+  std::size_t a = 0;
+  for (; a < R && semantics[a] == PARALLEL; ++a) parallel *= extents[a];
+  for (; a < R; ++a) inner *= extents[a];
+  index_t const per = (parallel + num_cores - 1) / num_cores;
+  index_t const first = std::min<index_t>(core * per, parallel);
+  index_t const last = std::min<index_t>((core + 1) * per, parallel);
+  box.begin = first * inner;
+  box.count = (last - first) * inner;
+  return box;
+}
 
 /// The axis a grid is split along for `num_cores` cores, or -1 when there is no PARALLEL
 /// axis. `is_static[a]` says whether axis a's extent is known at compile time.
@@ -7284,14 +7415,17 @@ using is_pipeline_option =
     std::bool_constant<Grid<T> || is_in_specs<T>::value || is_out_specs<T>::value || is_core_axis<T>::value ||
                        is_dimension_semantics<T>::value || std::is_same_v<T, no_tiling_check_t>>;
 
-template <class Spec, std::size_t GridRank>
+template <class Spec, std::size_t GridRank, class Extra = std::tuple<>>
 constexpr bool check_index_map_arity() {
   using map = typename Spec::index_map_type;
-  constexpr bool callable = mp::mp_apply<std::is_invocable, mp::mp_append<mp::mp_list<map const&>, mp::mp_repeat_c<mp::mp_list<index_t>, GridRank>>>::value;
-  static_assert(callable, "pallas::BlockSpec: the index map must take one index per grid axis");
+  using args = mp::mp_append<mp::mp_list<map const&>, mp::mp_repeat_c<mp::mp_list<index_t>, GridRank>,
+                             mp::mp_rename<Extra, mp::mp_list>>;
+  constexpr bool callable = mp::mp_apply<std::is_invocable, args>::value;
+  static_assert(callable,
+                "pallas::BlockSpec: the index map must take one index per grid axis (then the scalar-prefetch "
+                "refs)");
   if constexpr (callable) {
-    using result = std::remove_cvref_t<
-        mp::mp_apply<std::invoke_result_t, mp::mp_append<mp::mp_list<map const&>, mp::mp_repeat_c<mp::mp_list<index_t>, GridRank>>>>;
+    using result = std::remove_cvref_t<mp::mp_apply<std::invoke_result_t, args>>;
     constexpr int returned = pallas::detail::index_count<result>::value;
     static_assert(returned != -1,
                   "pallas::BlockSpec: the index map must return integers: pl::idx(i, j), a std::array, a "
@@ -7326,15 +7460,18 @@ constexpr bool tiling_ok() {
 }
 
 /// Compile-time rules for one operand.
-template <class Spec, class RefT, std::size_t GridRank, bool CheckTiling>
+template <class Spec, class RefT, std::size_t GridRank, bool CheckTiling, class Extra = std::tuple<>>
 constexpr bool check_operand() {
   static_assert(AnyRef<RefT>, "pallas::emit_pipeline: operands must be pl::Ref views (x_hbm, o_hbm, ...)");
   if constexpr (AnyRef<RefT>) {
+    static_assert(Spec::raw || is_dma_only(RefT::space),
+                  "pallas::emit_pipeline: operands must be HBM/ANY refs (the pipeline copies their blocks to VMEM)");
+    if constexpr (Spec::raw) return true;
     static_assert(Spec::rank == RefT::rank(),
                   "pallas::BlockSpec: the block must have one dimension per array dimension (block rank == "
                   "array rank)");
     if constexpr (Spec::rank == RefT::rank()) {
-      if constexpr (!check_index_map_arity<Spec, GridRank>()) {
+      if constexpr (!check_index_map_arity<Spec, GridRank, Extra>()) {
         return false;
       } else if constexpr (CheckTiling && PALLAS_TPU_TILING_CHECK && RefT::shape_type::is_static) {
         constexpr bool ok = tiling_ok<Spec, typename RefT::shape_type, typename RefT::value_type>();
@@ -7391,23 +7528,20 @@ constexpr index_t first_step_out_of_range() {
   return -1;
 }
 
-/// The steps of core `core`'s box, in its order, as global linear steps.
-template <class GridT, class Semantics>
+/// Core `core`'s share of a static grid: emit_pipeline's box, or pallas_call's linear range.
+template <class GridT, class Semantics, bool Linear>
 constexpr core_box<GridT::rank()> static_box(int cores, int core) {
   constexpr auto extents = GridT{}.all();
   std::array<bool, GridT::rank()> is_static{};
   is_static.fill(true);
   std::array<GridDimensionSemantics, GridT::rank()> semantics{};
   for (std::size_t a = 0; a < GridT::rank(); ++a) semantics[a] = Semantics::values[a];
-  return split_grid(extents, is_static, semantics, cores, core);
+  if constexpr (Linear)
+    return split_linear(extents, semantics, cores, core);
+  else
+    return split_grid(extents, is_static, semantics, cores, core);
 }
 
-template <std::size_t R>
-constexpr std::array<index_t, R> box_point(core_box<R> const& box, index_t s) {
-  auto p = pallas::detail::unravel(s, box.extents);
-  for (std::size_t a = 0; a < R; ++a) p[a] += box.offsets[a];
-  return p;
-}
 
 template <std::size_t R>
 constexpr index_t linear_step(std::array<index_t, R> const& p, std::array<index_t, R> const& extents) {
@@ -7418,11 +7552,11 @@ constexpr index_t linear_step(std::array<index_t, R> const& p, std::array<index_
 
 /// The first grid step at which an output block is visited again after another block, on
 /// any core, or -1.
-template <class Spec, class GridT, class Semantics, int Cores>
+template <class Spec, class GridT, class Semantics, int Cores, bool Linear>
 constexpr index_t first_revisit_step() {
   constexpr auto extents = GridT{}.all();
   for (int c = 0; c < Cores; ++c) {
-    auto const box = static_box<GridT, Semantics>(Cores, c);
+    auto const box = static_box<GridT, Semantics, Linear>(Cores, c);
     index_t const n = box.steps();
     for (index_t s = 1; s < n; ++s) {
       auto const b = static_block_at<Spec>(box_point(box, s));
@@ -7435,15 +7569,15 @@ constexpr index_t first_revisit_step() {
 }
 
 /// The first grid step whose output block another core also writes, or -1.
-template <class Spec, class GridT, class Semantics, int Cores>
+template <class Spec, class GridT, class Semantics, int Cores, bool Linear>
 constexpr index_t first_shared_block_step() {
   constexpr auto extents = GridT{}.all();
   for (int c = 1; c < Cores; ++c) {
-    auto const box = static_box<GridT, Semantics>(Cores, c);
+    auto const box = static_box<GridT, Semantics, Linear>(Cores, c);
     for (index_t s = 0; s < box.steps(); ++s) {
       auto const b = static_block_at<Spec>(box_point(box, s));
       for (int other = 0; other < c; ++other) {
-        auto const obox = static_box<GridT, Semantics>(Cores, other);
+        auto const obox = static_box<GridT, Semantics, Linear>(Cores, other);
         for (index_t t = 0; t < obox.steps(); ++t)
           if (static_block_at<Spec>(box_point(obox, t)) == b) return linear_step(box_point(box, s), extents);
       }
@@ -7453,10 +7587,13 @@ constexpr index_t first_shared_block_step() {
 }
 
 /// The whole-grid rules for one operand, where the compiler can evaluate them.
-template <class Spec, class RefT, class GridT, class Semantics, int Cores, bool IsOutput>
+template <class Spec, class RefT, class GridT, class Semantics, int Cores, bool IsOutput, bool HasExtra = false,
+          bool Linear = false>
 constexpr bool check_whole_grid() {
-  if constexpr (GridT::is_static && RefT::shape_type::is_static &&
-                ConstexprIndexMap<typename Spec::index_map_type, GridT::rank()>) {
+  if constexpr (Spec::raw || HasExtra) {
+    return true;
+  } else if constexpr (GridT::is_static && RefT::shape_type::is_static &&
+                       ConstexprIndexMap<typename Spec::index_map_type, GridT::rank()>) {
     if constexpr (GridT{}.size() <= max_static_check_steps) {
       static_assert(first_step_out_of_range<Spec, typename RefT::shape_type, GridT>() == -1,
                     "pallas::emit_pipeline: an index map returns a block outside its array (the number is the "
@@ -7465,12 +7602,12 @@ constexpr bool check_whole_grid() {
                     first_step_out_of_range<Spec, typename RefT::shape_type, GridT>() == -1) {
         using sem = std::conditional_t<std::is_same_v<Semantics, void>, no_semantics<GridT::rank()>, Semantics>;
         if constexpr (Cores == 1 || sem::any_parallel) {
-          static_assert(first_revisit_step<Spec, GridT, sem, Cores>() == -1,
+          static_assert(first_revisit_step<Spec, GridT, sem, Cores, Linear>() == -1,
                         "pallas::emit_pipeline: an output block is revisited after another block (the number is "
                         "the first grid step that revisits); visit it on consecutive steps or use "
                         "pl::Buffered<1, pl::RevisitMode::ANY>");
           if constexpr (Cores > 1)
-            static_assert(first_shared_block_step<Spec, GridT, sem, Cores>() == -1,
+            static_assert(first_shared_block_step<Spec, GridT, sem, Cores, Linear>() == -1,
                           "pallas::emit_pipeline: two cores write the same output block (the number is the first "
                           "grid step whose block another core also writes)");
         }
@@ -7501,18 +7638,30 @@ class grid_point_context final : public pallas::detail::error_context {
 
 enum class operand_role { input, output };
 
-/// One operand's run-time state on one core: its HBM ref, slots and block table.
-template <class Spec, class RefT, operand_role Role, std::size_t GridRank>
+/// The ref a body receives for an operand of spec Spec: a VMEM block, or (ANY/HBM specs)
+/// the operand's own ref.
+template <class Spec, class RefT>
+using body_ref_t = std::conditional_t<Spec::raw, RefT, Ref<typename RefT::value_type, typename Spec::block_shape, memory_space::vmem>>;
+
+/// One operand's run-time state on one core: its HBM ref, slots and block table. Extra is
+/// the tuple of scalar-prefetch refs its index map also takes.
+template <class Spec, class RefT, operand_role Role, std::size_t GridRank, class Extra = std::tuple<>>
 struct pipelined_operand {
   using T = typename RefT::value_type;
   static constexpr std::size_t rank = Spec::rank;
-  using block_ref = Ref<T, typename Spec::block_shape, memory_space::vmem>;
+  static constexpr bool raw = Spec::raw;
+  static constexpr operand_role role = Role;
+  using spec_type = Spec;
+  using block_ref = body_ref_t<Spec, RefT>;
 
-  pipelined_operand(Spec const& s, RefT const& r, std::string_view role, int pos)
-      : spec(&s), ref(r), role_name(role), position(pos) {}
+  pipelined_operand(Spec const& s, RefT const& r, std::string_view who_, std::string_view role_, int pos,
+                    Extra const& e = {})
+      : spec(s), ref(r), extra(e), who(who_), role_name(role_), position(pos) {}
 
-  Spec const* spec;
+  Spec spec;
   RefT ref;
+  Extra extra;
+  std::string_view who;        // "emit_pipeline" / "pallas_call"
   std::string_view role_name;  // "in_specs" / "out_specs"
   int position;                // index within its specs
   int buffer_count = 2;
@@ -7528,10 +7677,8 @@ struct pipelined_operand {
 
   std::array<index_t, rank> block_at(std::array<index_t, GridRank> const& point) const {
     return std::apply(
-        [&](auto... i) {
-          return pallas::detail::to_block_indices<rank>(spec->index_map(static_cast<index_t>(i)...));
-        },
-        point);
+        [&](auto... a) { return pallas::detail::to_block_indices<rank>(spec.index_map(a...)); },
+        std::tuple_cat(point, extra));
   }
 
   /// The element where block `b` starts, per dimension.
@@ -7551,7 +7698,7 @@ struct pipelined_operand {
                                                                       : (start[d] >= 0 && start[d] < extent);
       if (!ok)
         pallas::detail::fail<index_error>(
-            "pallas::emit_pipeline: ", name(), " maps grid point ", point_string(point), " to block index ",
+            "pallas::", who, ": ", name(), " maps grid point ", point_string(point), " to block index ",
             point_string(b), ", whose dimension ", d, " starts at element ", start[d],
             ", outside the array's extent ", extent);
     }
@@ -7615,7 +7762,7 @@ struct pipelined_operand {
     bool clipped = false;
     auto const bytes = block_task(b, slot(k), to_hbm, clipped).bytes;
     pallas::detail::wait_on_semaphore(core, sems[static_cast<std::size_t>(k % buffer_count)], bytes,
-                                      "emit_pipeline");
+                                      who == "pallas_call" ? "pallas_call" : "emit_pipeline");
     if (trace::enabled() && !started_ns.empty()) {
       // The DMA track shows each copy in flight, from its start to the end of its wait.
       trace::event e;
@@ -7628,11 +7775,27 @@ struct pipelined_operand {
     }
   }
 
-  block_ref body_ref(index_t k) const { return block_ref(slot(k), typename Spec::block_shape{}); }
+  block_ref body_ref(index_t k) const {
+    if constexpr (raw)
+      return ref;
+    else
+      return block_ref(slot(k), typename Spec::block_shape{});
+  }
 };
 
-template <class Spec, class RefT, operand_role Role, std::size_t GridRank>
-int default_buffer_count(pipelined_operand<Spec, RefT, Role, GridRank> const& op) {
+/// The VMEM an operand's buffers take (the default count is 2).
+template <class Spec, class RefT>
+constexpr std::int64_t vmem_bytes_of() {
+  if constexpr (Spec::raw)
+    return 0;
+  else
+    return std::int64_t{Spec::buffer_count > 0 ? Spec::buffer_count : 2} * Spec::block_elements *
+           static_cast<std::int64_t>(sizeof(typename RefT::value_type));
+}
+
+template <class Op>
+int default_buffer_count(Op const& op) {
+  using Spec = decltype(op.spec);
   if constexpr (Spec::buffer_count > 0) {
     return Spec::buffer_count;
   } else {
@@ -7643,6 +7806,207 @@ int default_buffer_count(pipelined_operand<Spec, RefT, Role, GridRank> const& op
     for (auto const& b : op.blocks) constant &= b == op.blocks.front();
     return whole && constant ? 1 : 2;
   }
+}
+
+}  // namespace detail
+
+namespace detail {
+
+/// An output block may be visited again only on consecutive steps (unless RevisitMode::ANY).
+template <class Op, class PointFn>
+void check_revisits(Op const& op, PointFn const& global_point) {
+  using S = decltype(op.spec);
+  if constexpr (!Op::raw && S::revisit == RevisitMode::IMMEDIATE) {
+    std::vector<std::pair<std::array<index_t, S::rank>, index_t>> runs;  // block, first step
+    for (std::size_t s = 0; s < op.blocks.size(); ++s)
+      if (s == 0 || op.blocks[s] != op.blocks[s - 1]) runs.emplace_back(op.blocks[s], static_cast<index_t>(s));
+    std::sort(runs.begin(), runs.end());
+    for (std::size_t k = 1; k < runs.size(); ++k)
+      if (runs[k].first == runs[k - 1].first)
+        pallas::detail::fail("pallas::", op.who, ": ", op.name(), " revisits block ", point_string(runs[k].first),
+                             " at grid point ", point_string(global_point(std::max(runs[k].second, runs[k - 1].second))),
+                             " after writing other blocks; an output block must be visited on consecutive "
+                             "steps (or use pl::Buffered<1, pl::RevisitMode::ANY>)");
+  }
+}
+
+/// Two cores must not write the same output block. `points_of(c, f)` calls f(point) for
+/// every grid point of core c, in its order.
+template <class Op, class PointsOf>
+void check_cross_core(Op const& op, int num_cores, PointsOf const& points_of) {
+  if constexpr (checked_mode && !Op::raw) {
+    using S = decltype(op.spec);
+    std::vector<std::pair<std::array<index_t, S::rank>, int>> owners;  // block, core
+    for (int c = 0; c < num_cores; ++c)
+      points_of(c, [&](auto const& p) {
+        auto const b = op.block_at(p);
+        if (owners.empty() || owners.back().first != b || owners.back().second != c) owners.emplace_back(b, c);
+      });
+    std::sort(owners.begin(), owners.end());
+    for (std::size_t k = 1; k < owners.size(); ++k)
+      if (owners[k].first == owners[k - 1].first && owners[k].second != owners[k - 1].second)
+        pallas::detail::fail("pallas::", op.who, ": ", op.name(), " block ", point_string(owners[k].first),
+                             " is written by core ", owners[k - 1].second, " and core ", owners[k].second,
+                             "; cores must write disjoint output blocks");
+  }
+}
+
+/// Runs one core's share of a pipeline: `steps` grid steps, step s at `global_point(s)`,
+/// with Pallas' schedule (pipeline.py): fetch an input when its block index changes,
+/// prefetch buffer_count - 1 blocks ahead, write an output back when its block index is about
+/// to change or at the last step. `call_body(block refs...)` runs the body of one step.
+/// Every check runs before any byte moves.
+template <std::size_t GridRank, class Ins, class Outs, class PointFn, class CallBody>
+void run_schedule(pallas::detail::core_state& core, std::array<index_t, GridRank> const& extents, index_t steps,
+                  PointFn const& global_point, Ins& ins, Outs& outs, CallBody&& call_body) {
+  [&]<std::size_t... I, std::size_t... O>(std::index_sequence<I...>, std::index_sequence<O...>) {
+    if (steps == 0) return;
+    [[maybe_unused]] auto fill_blocks = [&](auto& op) {
+      if constexpr (!std::remove_cvref_t<decltype(op)>::raw) {
+        op.blocks.resize(static_cast<std::size_t>(steps));
+        for (index_t s = 0; s < steps; ++s) {
+          auto const p = global_point(s);
+          op.blocks[static_cast<std::size_t>(s)] = op.block_at(p);
+          op.check_block(op.blocks[static_cast<std::size_t>(s)], p);
+        }
+        op.buffer_count = default_buffer_count(op);
+      }
+    };
+    (fill_blocks(std::get<I>(ins)), ...);
+    (fill_blocks(std::get<O>(outs)), ...);
+    (check_revisits(std::get<O>(outs), global_point), ...);
+
+    // Slots and semaphores, released when the pipeline ends.
+    struct release_guard {
+      pallas::detail::arena& a;
+      std::int64_t m;
+      ~release_guard() { a.release(m); }
+    } guard{core.vmem, core.vmem.mark()};
+    [[maybe_unused]] auto allocate = [&](auto& op) {
+      using Op = std::remove_cvref_t<decltype(op)>;
+      if constexpr (!Op::raw) {
+        using T = typename Op::T;
+        auto const bytes = static_cast<std::int64_t>(op.buffer_count) * Op::spec_type::block_elements *
+                           static_cast<std::int64_t>(sizeof(T));
+        op.slots = reinterpret_cast<T*>(core.vmem.allocate(bytes, "pipeline buffers of " + op.name()));
+        if constexpr (checked_mode)
+          std::fill_n(op.slots, op.buffer_count * Op::spec_type::block_elements, dtype_traits<T>::poison());
+        op.sems = std::make_unique<std::atomic<std::int32_t>[]>(static_cast<std::size_t>(op.buffer_count));
+      }
+    };
+    (allocate(std::get<I>(ins)), ...);
+    (allocate(std::get<O>(outs)), ...);
+
+    [[maybe_unused]] auto blk = [](auto const& op, index_t s) -> auto const& {
+      return op.blocks[static_cast<std::size_t>(s)];
+    };
+    int max_bc = 2;
+    [[maybe_unused]] auto widen = [&](auto const& op) {
+      if constexpr (!std::remove_cvref_t<decltype(op)>::raw) max_bc = std::max(max_bc, op.buffer_count);
+    };
+    (widen(std::get<I>(ins)), ...);
+
+    // Prologue: the first fetches of every input, buffer_count - 1 blocks deep.
+    for (int k = 0; k + 1 < max_bc && k < steps; ++k) {
+      [[maybe_unused]] auto prefetch = [&](auto& op) {
+        if constexpr (!std::remove_cvref_t<decltype(op)>::raw) {
+          if (k + 1 >= op.buffer_count) return;
+          if (k == 0 || blk(op, k) != blk(op, k - 1)) {
+            op.start_copy(core, blk(op, k), op.cin, false);
+            ++op.cin;
+          }
+        }
+      };
+      (prefetch(std::get<I>(ins)), ...);
+    }
+
+    pallas::detail::grid_frame frame;
+    frame.rank = static_cast<int>(GridRank);
+    for (std::size_t a = 0; a < GridRank; ++a) frame.num_programs[a] = extents[a];
+    frame.outer = core.grid;
+    struct frame_guard {
+      pallas::detail::core_state& c;
+      pallas::detail::grid_frame const* outer;
+      ~frame_guard() { c.grid = outer; }
+    } restore{core, core.grid};
+    std::array<index_t, GridRank> point{};
+    grid_point_context<GridRank> where(point);
+    pallas::detail::scoped_error_context push(where);
+
+    for (index_t s = 0; s < steps; ++s) {
+      point = global_point(s);
+      for (std::size_t a = 0; a < GridRank; ++a) frame.program_id[a] = point[a];
+      core.grid = &frame;
+
+      [[maybe_unused]] auto copy_in = [&](auto& op) {
+        if constexpr (!std::remove_cvref_t<decltype(op)>::raw) {
+          index_t const bc = op.buffer_count;
+          index_t const ahead = s + bc - 1;
+          bool fetch = false;
+          if (bc == 1)
+            fetch = s == 0 || blk(op, s) != blk(op, s - 1);
+          else
+            fetch = ahead < steps && blk(op, ahead - 1) != blk(op, ahead);
+          if (fetch) {
+            op.start_copy(core, blk(op, ahead), op.cin, false);
+            ++op.cin;
+          }
+          if (s == 0 || blk(op, s) != blk(op, s - 1)) op.wait_copy(core, blk(op, s), op.win, false);
+        }
+      };
+      (copy_in(std::get<I>(ins)), ...);
+      // Outputs revisited with RevisitMode::ANY get their block back from HBM.
+      [[maybe_unused]] auto restore_out = [&](auto& op) {
+        using Op = std::remove_cvref_t<decltype(op)>;
+        if constexpr (!Op::raw && Op::spec_type::revisit == RevisitMode::ANY) {
+          if (s == 0 || blk(op, s) != blk(op, s - 1)) {
+            bool clipped = false;
+            op.block_task(blk(op, s), op.slot(op.cout), false, clipped).move_bytes();
+          }
+        }
+      };
+      (restore_out(std::get<O>(outs)), ...);
+
+      {
+        trace::detail::span step_span(core.index, false, [&] { return "step " + point_string(point); });
+        call_body(std::get<I>(ins).body_ref(std::get<I>(ins).win)..., std::get<O>(outs).body_ref(std::get<O>(outs).cout)...);
+      }
+      core.launch->check_aborted();
+
+      [[maybe_unused]] auto copy_out = [&](auto& op) {
+        if constexpr (!std::remove_cvref_t<decltype(op)>::raw) {
+          bool const last_visit = s == steps - 1 || blk(op, s) != blk(op, s + 1);
+          if (last_visit) {
+            op.start_copy(core, blk(op, s), op.cout, true);
+            if (op.buffer_count == 1) {  // single buffer: the copy completes before the slot is reused
+              op.wait_copy(core, blk(op, s), op.cout, true);
+              ++op.wout;
+            }
+            ++op.cout;
+          }
+          if (op.buffer_count > 1 && s > 0 && blk(op, s) != blk(op, s - 1)) {
+            op.wait_copy(core, blk(op, s - 1), op.wout, true);
+            ++op.wout;
+          }
+        }
+      };
+      (copy_out(std::get<O>(outs)), ...);
+      [[maybe_unused]] auto advance = [&](auto& op) {
+        if constexpr (!std::remove_cvref_t<decltype(op)>::raw)
+          if (s == steps - 1 || blk(op, s) != blk(op, s + 1)) ++op.win;
+      };
+      (advance(std::get<I>(ins)), ...);
+    }
+    // Epilogue: the last write-backs.
+    [[maybe_unused]] auto drain = [&](auto& op) {
+      if constexpr (!std::remove_cvref_t<decltype(op)>::raw)
+        while (op.wout < op.cout) {
+          op.wait_copy(core, blk(op, steps - 1), op.wout, true);
+          ++op.wout;
+        }
+    };
+    (drain(std::get<O>(outs)), ...);
+  }(std::make_index_sequence<std::tuple_size_v<Ins>>{}, std::make_index_sequence<std::tuple_size_v<Outs>>{});
 }
 
 }  // namespace detail
@@ -7671,7 +8035,9 @@ class pipeline {
         static_assert(callable,
                       "pallas::emit_pipeline: the body must take one block ref per in_spec and out_spec, "
                       "in that order");
-        if constexpr (callable) run(std::tuple<Refs const&...>(refs...));
+        if constexpr (callable)
+          run_impl(std::tuple<Refs const&...>(refs...), std::make_index_sequence<num_inputs>{},
+                   std::make_index_sequence<num_outputs>{});
       }
     }
   }
@@ -7679,10 +8045,11 @@ class pipeline {
  private:
   template <class RefsTuple, std::size_t K>
   static constexpr auto spec_type_of() {
+    using ref_t = std::tuple_element_t<K, RefsTuple>;
     if constexpr (K < num_inputs)
-      return std::type_identity<std::tuple_element_t<K, InSpecs>>{};
+      return std::type_identity<resolved_spec_t<std::tuple_element_t<K, InSpecs>, typename ref_t::shape_type>>{};
     else
-      return std::type_identity<std::tuple_element_t<K - num_inputs, OutSpecs>>{};
+      return std::type_identity<resolved_spec_t<std::tuple_element_t<K - num_inputs, OutSpecs>, typename ref_t::shape_type>>{};
   }
   template <class RefsTuple, std::size_t K>
   using spec_t = typename decltype(spec_type_of<RefsTuple, K>())::type;
@@ -7695,11 +8062,7 @@ class pipeline {
       (detail::check_whole_grid<spec_t<RefsTuple, K>, std::tuple_element_t<K, RefsTuple>, GridT, Semantics,
                                 CoreAxis::static_cores, (K >= num_inputs)>(),
        ...);
-      constexpr std::int64_t vmem_bytes =
-          (std::int64_t{0} + ... +
-           (std::int64_t{spec_t<RefsTuple, K>::buffer_count > 0 ? spec_t<RefsTuple, K>::buffer_count : 2} *
-            spec_t<RefsTuple, K>::block_elements *
-            static_cast<std::int64_t>(sizeof(typename std::tuple_element_t<K, RefsTuple>::value_type))));
+      constexpr std::int64_t vmem_bytes = (std::int64_t{0} + ... + detail::vmem_bytes_of<spec_t<RefsTuple, K>, std::tuple_element_t<K, RefsTuple>>());
       static_assert(vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes,
                     "pallas::emit_pipeline: the pipeline's VMEM buffers (buffers x block bytes, summed) "
                     "exceed the chip's VMEM (bytes asked <= bytes available per core)");
@@ -7710,14 +8073,7 @@ class pipeline {
 
   template <class RefsTuple, std::size_t... K>
   static constexpr bool body_callable(std::index_sequence<K...>) {
-    return std::is_invocable_v<
-        Body const&, Ref<typename std::tuple_element_t<K, RefsTuple>::value_type,
-                         typename spec_t<RefsTuple, K>::block_shape, memory_space::vmem>...>;
-  }
-
-  template <class RefsTuple>
-  void run(RefsTuple const& refs) const {
-    run_impl(refs, std::make_index_sequence<num_inputs>{}, std::make_index_sequence<num_outputs>{});
+    return std::is_invocable_v<Body const&, detail::body_ref_t<spec_t<RefsTuple, K>, std::tuple_element_t<K, RefsTuple>>...>;
   }
 
   template <class RefsTuple, std::size_t... I, std::size_t... O>
@@ -7746,200 +8102,28 @@ class pipeline {
     if constexpr (!std::is_same_v<Semantics, void>)
       for (std::size_t a = 0; a < grid_rank; ++a) semantics[a] = Semantics::values[a];
     auto const box = split_grid(extents, is_static, semantics, num_cores, core_index);
-    index_t const steps = box.steps();
+    auto global_point = [&](index_t s) { return box_point(box, s); };
 
-    auto global_point = [&](index_t s) {
-      auto p = pallas::detail::unravel<grid_rank>(s, box.extents);
-      for (std::size_t a = 0; a < grid_rank; ++a) p[a] += box.offsets[a];
-      return p;
-    };
-
-    // The operands and their block tables; every check runs before any byte moves.
-    [[maybe_unused]] auto ins = std::tuple{make_operand<I, operand_role::input>(std::get<I>(refs), std::get<I>(in_))...};
-    [[maybe_unused]] auto outs = std::tuple{
-        make_operand<O, operand_role::output>(std::get<num_inputs + O>(refs), std::get<O>(out_))...};
-    if (steps == 0) return;
-    [[maybe_unused]] auto fill_blocks = [&](auto& op) {
-      op.blocks.resize(static_cast<std::size_t>(steps));
-      for (index_t s = 0; s < steps; ++s) {
-        auto const p = global_point(s);
-        op.blocks[static_cast<std::size_t>(s)] = op.block_at(p);
-        op.check_block(op.blocks[static_cast<std::size_t>(s)], p);
-      }
-      op.buffer_count = default_buffer_count(op);
-    };
-    (fill_blocks(std::get<I>(ins)), ...);
-    (fill_blocks(std::get<O>(outs)), ...);
-    (check_revisits(std::get<O>(outs), global_point), ...);
-    if (num_cores > 1) (check_cross_core(std::get<O>(outs), extents, is_static, semantics, num_cores), ...);
-
-    // Slots and semaphores, released when the pipeline ends.
-    auto const mark = core.vmem.mark();
-    struct release_guard {
-      pallas::detail::arena& a;
-      std::int64_t m;
-      ~release_guard() { a.release(m); }
-    } guard{core.vmem, mark};
-    [[maybe_unused]] auto allocate = [&](auto& op) {
-      using T = typename std::remove_cvref_t<decltype(op)>::T;
-      using S = std::remove_cvref_t<decltype(*op.spec)>;
-      auto const bytes = static_cast<std::int64_t>(op.buffer_count) * S::block_elements * static_cast<std::int64_t>(sizeof(T));
-      op.slots = reinterpret_cast<T*>(core.vmem.allocate(bytes, "pipeline buffers of " + op.name()));
-      if constexpr (checked_mode) std::fill_n(op.slots, op.buffer_count * S::block_elements, dtype_traits<T>::poison());
-      op.sems = std::make_unique<std::atomic<std::int32_t>[]>(static_cast<std::size_t>(op.buffer_count));
-    };
-    (allocate(std::get<I>(ins)), ...);
-    (allocate(std::get<O>(outs)), ...);
-
-    [[maybe_unused]] auto blk = [](auto const& op, index_t s) -> auto const& { return op.blocks[static_cast<std::size_t>(s)]; };
-    int max_bc = 2;
-    ((max_bc = std::max(max_bc, std::get<I>(ins).buffer_count)), ...);
-
-    // Prologue: the first fetches of every input.
-    for (int k = 0; k + 1 < max_bc && k < steps; ++k) {
-      [[maybe_unused]] auto prefetch = [&](auto& op) {
-        if (k + 1 >= op.buffer_count) return;
-        if (k == 0 || blk(op, k) != blk(op, k - 1)) {
-          op.start_copy(core, blk(op, k), op.cin, false);
-          ++op.cin;
-        }
+    [[maybe_unused]] auto ins = std::tuple{make_operand<I, operand_role::input>(
+        std::get<I>(refs), pallas::detail::resolve_spec<std::tuple_element_t<I, InSpecs>, typename std::remove_cvref_t<std::tuple_element_t<I, RefsTuple>>::shape_type>::apply(std::get<I>(in_)))...};
+    [[maybe_unused]] auto outs = std::tuple{make_operand<O, operand_role::output>(
+        std::get<num_inputs + O>(refs),
+        pallas::detail::resolve_spec<std::tuple_element_t<O, OutSpecs>, typename std::remove_cvref_t<std::tuple_element_t<num_inputs + O, RefsTuple>>::shape_type>::apply(std::get<O>(out_)))...};
+    if (num_cores > 1) {
+      auto points_of = [&](int c, auto&& f) {
+        auto const b = split_grid(extents, is_static, semantics, num_cores, c);
+        for (index_t s = 0; s < b.steps(); ++s) f(box_point(b, s));
       };
-      (prefetch(std::get<I>(ins)), ...);
+      (check_cross_core(std::get<O>(outs), num_cores, points_of), ...);
     }
-    if (max_bc == 2) {  // single-buffered inputs fetch in their step; nothing to do here
-    }
-
-    pallas::detail::grid_frame frame;
-    frame.rank = static_cast<int>(grid_rank);
-    for (std::size_t a = 0; a < grid_rank; ++a) frame.num_programs[a] = extents[a];
-    frame.outer = core.grid;
-    struct frame_guard {
-      pallas::detail::core_state& c;
-      pallas::detail::grid_frame const* outer;
-      ~frame_guard() { c.grid = outer; }
-    } restore{core, core.grid};
-    std::array<index_t, grid_rank> point{};
-    grid_point_context<grid_rank> where(point);
-    pallas::detail::scoped_error_context push(where);
-
-    for (index_t s = 0; s < steps; ++s) {
-      point = global_point(s);
-      for (std::size_t a = 0; a < grid_rank; ++a) frame.program_id[a] = point[a];
-      core.grid = &frame;
-
-      [[maybe_unused]] auto copy_in = [&](auto& op) {
-        index_t const bc = op.buffer_count;
-        index_t const ahead = s + bc - 1;
-        bool fetch = false;
-        if (bc == 1)
-          fetch = s == 0 || blk(op, s) != blk(op, s - 1);
-        else
-          fetch = ahead < steps && blk(op, ahead - 1) != blk(op, ahead);
-        if (fetch) {
-          op.start_copy(core, blk(op, ahead), op.cin, false);
-          ++op.cin;
-        }
-        if (s == 0 || blk(op, s) != blk(op, s - 1)) op.wait_copy(core, blk(op, s), op.win, false);
-      };
-      (copy_in(std::get<I>(ins)), ...);
-      // Outputs revisited with RevisitMode::ANY get their block back from HBM.
-      [[maybe_unused]] auto restore_out = [&](auto& op) {
-        using S = std::remove_cvref_t<decltype(*op.spec)>;
-        if constexpr (S::revisit == RevisitMode::ANY) {
-          if (s == 0 || blk(op, s) != blk(op, s - 1)) {
-            bool clipped = false;
-            op.block_task(blk(op, s), op.slot(op.cout), false, clipped).move_bytes();
-          }
-        }
-      };
-      (restore_out(std::get<O>(outs)), ...);
-
-      {
-        trace::detail::span step_span(core.index, false, [&] { return "step " + point_string(point); });
-        body_(std::get<I>(ins).body_ref(std::get<I>(ins).win)..., std::get<O>(outs).body_ref(std::get<O>(outs).cout)...);
-      }
-      core.launch->check_aborted();
-
-      [[maybe_unused]] auto copy_out = [&](auto& op) {
-        bool const last_visit = s == steps - 1 || blk(op, s) != blk(op, s + 1);
-        if (last_visit) {
-          op.start_copy(core, blk(op, s), op.cout, true);
-          if (op.buffer_count == 1) {  // single buffer: the copy completes before the slot is reused
-            op.wait_copy(core, blk(op, s), op.cout, true);
-            ++op.wout;
-          }
-          ++op.cout;
-        }
-        if (op.buffer_count > 1 && s > 0 && blk(op, s) != blk(op, s - 1)) {
-          op.wait_copy(core, blk(op, s - 1), op.wout, true);
-          ++op.wout;
-        }
-      };
-      (copy_out(std::get<O>(outs)), ...);
-      [[maybe_unused]] auto advance = [&](auto& op) {
-        if (s == steps - 1 || blk(op, s) != blk(op, s + 1)) ++op.win;
-      };
-      (advance(std::get<I>(ins)), ...);
-    }
-    // Epilogue: the last write-backs.
-    [[maybe_unused]] auto drain = [&](auto& op) {
-      while (op.wout < op.cout) {
-        op.wait_copy(core, blk(op, steps - 1), op.wout, true);
-        ++op.wout;
-      }
-    };
-    (drain(std::get<O>(outs)), ...);
+    run_schedule<grid_rank>(core, extents, box.steps(), global_point, ins, outs,
+                            [&](auto const&... block_refs) { body_(block_refs...); });
   }
 
   template <std::size_t K, detail::operand_role Role, class RefT, class Spec>
   static auto make_operand(RefT const& ref, Spec const& spec) {
-    static_assert(is_dma_only(RefT::space),
-                  "pallas::emit_pipeline: operands must be HBM/ANY refs (the pipeline copies their blocks to VMEM)");
     return detail::pipelined_operand<Spec, RefT, Role, grid_rank>(
-        spec, ref, Role == detail::operand_role::input ? "in_specs" : "out_specs", static_cast<int>(K));
-  }
-
-  /// An output block may be visited again only on consecutive steps (unless RevisitMode::ANY).
-  template <class Op, class PointFn>
-  static void check_revisits(Op const& op, PointFn const& global_point) {
-    using S = std::remove_cvref_t<decltype(*op.spec)>;
-    if constexpr (S::revisit == RevisitMode::IMMEDIATE) {
-      std::vector<std::pair<std::array<index_t, S::rank>, index_t>> runs;  // block, first step
-      for (std::size_t s = 0; s < op.blocks.size(); ++s)
-        if (s == 0 || op.blocks[s] != op.blocks[s - 1]) runs.emplace_back(op.blocks[s], static_cast<index_t>(s));
-      std::sort(runs.begin(), runs.end());
-      for (std::size_t k = 1; k < runs.size(); ++k)
-        if (runs[k].first == runs[k - 1].first)
-          pallas::detail::fail("pallas::emit_pipeline: ", op.name(), " revisits block ",
-                               detail::point_string(runs[k].first), " at grid point ",
-                               detail::point_string(global_point(std::max(runs[k].second, runs[k - 1].second))),
-                               " after writing other blocks; an output block must be visited on consecutive "
-                               "steps (or use pl::Buffered<1, pl::RevisitMode::ANY>)");
-    }
-  }
-
-  /// Two cores must not write the same output block.
-  template <class Op, class Semantic>
-  void check_cross_core(Op const& op, std::array<index_t, grid_rank> const& extents,
-                        std::array<bool, grid_rank> const& is_static, Semantic const& semantics, int num_cores) const {
-    if constexpr (!checked_mode) return;
-    using S = std::remove_cvref_t<decltype(*op.spec)>;
-    std::vector<std::pair<std::array<index_t, S::rank>, int>> owners;  // block, core
-    for (int c = 0; c < num_cores; ++c) {
-      auto const box = detail::split_grid(extents, is_static, semantics, num_cores, c);
-      for (index_t s = 0; s < box.steps(); ++s) {
-        auto p = pallas::detail::unravel<grid_rank>(s, box.extents);
-        for (std::size_t a = 0; a < grid_rank; ++a) p[a] += box.offsets[a];
-        auto const b = op.block_at(p);
-        if (owners.empty() || owners.back().first != b || owners.back().second != c) owners.emplace_back(b, c);
-      }
-    }
-    std::sort(owners.begin(), owners.end());
-    for (std::size_t k = 1; k < owners.size(); ++k)
-      if (owners[k].first == owners[k - 1].first && owners[k].second != owners[k - 1].second)
-        pallas::detail::fail("pallas::emit_pipeline: ", op.name(), " block ", detail::point_string(owners[k].first),
-                             " is written by core ", owners[k - 1].second, " and core ", owners[k].second,
-                             "; cores must write disjoint output blocks");
+        spec, ref, "emit_pipeline", Role == detail::operand_role::input ? "in_specs" : "out_specs", static_cast<int>(K));
   }
 
   Body body_;
