@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing (scripts/setup.sh), builds the examples (Release, build/examples)
-# and runs each one. Exits non-zero if an example fails.
+# and runs each one in build/examples/examples (where files they write land). Exits
+# non-zero if an example fails.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -24,7 +25,7 @@ for main in "${mains[@]}"; do
   name=$(basename "$(dirname "$main")")
   echo
   echo "=== example_$name"
-  if (cd "examples/$name" && "../../$dir/examples/example_$name"); then
+  if (cd "$dir/examples" && "./example_$name"); then
     echo "=== example_$name: ok"
   else
     echo "=== example_$name: FAILED (exit $?)"
