@@ -43,3 +43,4 @@
 #include <pallas/tpu/core_split.hpp>
 #include <pallas/tpu/pipeline.hpp>
 #include <pallas/trace.hpp>
+#include <pallas/pallas_call.hpp>

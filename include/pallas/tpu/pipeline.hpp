@@ -626,7 +626,7 @@ void run_schedule(pallas::detail::core_state& core, std::array<index_t, GridRank
 
     pallas::detail::grid_frame frame;
     frame.rank = static_cast<int>(GridRank);
-    for (std::size_t a = 0; a < GridRank; ++a) frame.num_programs[a] = extents[a];
+    for (std::size_t a = 0; a + 1 <= GridRank; ++a) frame.num_programs[a] = extents[a];
     frame.outer = core.grid;
     struct frame_guard {
       pallas::detail::core_state& c;
@@ -639,7 +639,7 @@ void run_schedule(pallas::detail::core_state& core, std::array<index_t, GridRank
 
     for (index_t s = 0; s < steps; ++s) {
       point = global_point(s);
-      for (std::size_t a = 0; a < GridRank; ++a) frame.program_id[a] = point[a];
+      for (std::size_t a = 0; a + 1 <= GridRank; ++a) frame.program_id[a] = point[a];
       core.grid = &frame;
 
       [[maybe_unused]] auto copy_in = [&](auto& op) {
