@@ -22,7 +22,10 @@
 #include <pallas/error.hpp>
 #include <pallas/expr/assign.hpp>
 #include <pallas/expr/expression.hpp>
+#include <pallas/memory_space.hpp>
+#include <pallas/ref.hpp>
 #include <pallas/shape.hpp>
+#include <pallas/slice.hpp>
 
 namespace pallas {
 
@@ -229,6 +232,22 @@ class block : public detail::expr_methods<block<T, Shape>> {
   static constexpr index_t extent(std::size_t r) noexcept { return Shape::static_extent(r); }
   static constexpr detail::index_array<rank> strides() noexcept { return detail::row_major<Shape>(); }
 
+  /// The block as a VMEM ref: `b.ref().at(...)` views part of it.
+  Ref<T, Shape, memory_space::vmem> ref() noexcept { return {data(), Shape{}}; }
+  Ref<T const, Shape, memory_space::vmem> ref() const noexcept { return {data(), Shape{}}; }
+  /// `b[pl::ellipsis]`: the block as a block view, like a ref's.
+  auto operator[](ellipsis_t) noexcept { return ref()[ellipsis]; }
+  auto operator[](ellipsis_t) const noexcept { return ref()[ellipsis]; }
+  /// `b.at(...)`: a VMEM ref of part of the block (Ref::at's indexers).
+  template <Indexer... I>
+  auto at(I const&... indexers) {
+    return ref().at(indexers...);
+  }
+  template <Indexer... I>
+  auto at(I const&... indexers) const {
+    return ref().at(indexers...);
+  }
+
   T* begin() noexcept { return data(); }
   T* end() noexcept { return data() + size(); }
   T const* begin() const noexcept { return data(); }
@@ -362,3 +381,5 @@ auto detail::expr_methods<D>::eval() const {
 }
 
 }  // namespace pallas
+
+#include <pallas/block_view.hpp>  // block::operator[] returns a block_view
