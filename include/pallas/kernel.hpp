@@ -123,6 +123,19 @@ constexpr void check_body_parameters() {
                 "scratch buffer (body parameters == inputs + outputs + scratch)");
 }
 
+/// The chip's VMEM and SMEM budgets for scratch. The numbers are template arguments, so
+/// both compilers print them: '268435456 <= 67108864'.
+template <std::int64_t VmemAsked, std::int64_t VmemAvailable, std::int64_t SmemAsked,
+          std::int64_t SmemAvailable>
+constexpr void check_scratch_budget() {
+  static_assert(VmemAsked <= VmemAvailable,
+                "pallas::kernel: the VMEM scratch exceeds the chip's VMEM (bytes asked <= "
+                "bytes available per core)");
+  static_assert(SmemAsked <= SmemAvailable,
+                "pallas::kernel: the SMEM scratch exceeds the chip's SMEM (bytes asked <= "
+                "bytes available per core)");
+}
+
 template <class F, class Tuple>
 struct invocable_with_tuple;
 template <class F, class... A>
@@ -173,12 +186,8 @@ class kernel_fn {
     if constexpr (arity != -1) detail::check_body_parameters<arity, expected>();
     constexpr std::int64_t vmem_asked = (std::int64_t{0} + ... + Scratch::vmem_bytes);
     constexpr std::int64_t smem_asked = (std::int64_t{0} + ... + Scratch::smem_bytes);
-    static_assert(vmem_asked <= Mesh::info.vmem_capacity_bytes,
-                  "pallas::kernel: the VMEM scratch exceeds the chip's VMEM (bytes asked <= "
-                  "bytes available per core)");
-    static_assert(smem_asked <= Mesh::info.smem_capacity_bytes,
-                  "pallas::kernel: the SMEM scratch exceeds the chip's SMEM (bytes asked <= "
-                  "bytes available per core)");
+    detail::check_scratch_budget<vmem_asked, Mesh::info.vmem_capacity_bytes, smem_asked,
+                                 Mesh::info.smem_capacity_bytes>();
 
     auto outputs = std::apply([](auto const&... o) { return std::tuple{o.make_uninitialized_array()...}; }, outs_);
     std::apply([](auto&... o) { (detail::poison(o), ...); }, outputs);

@@ -3068,6 +3068,22 @@ class block : public detail::expr_methods<block<T, Shape>> {
   static constexpr index_t extent(std::size_t r) noexcept { return Shape::static_extent(r); }
   static constexpr detail::index_array<rank> strides() noexcept { return detail::row_major<Shape>(); }
 
+  /// The block as a VMEM ref: `b.ref().at(...)` views part of it.
+  Ref<T, Shape, memory_space::vmem> ref() noexcept { return {data(), Shape{}}; }
+  Ref<T const, Shape, memory_space::vmem> ref() const noexcept { return {data(), Shape{}}; }
+  /// `b[pl::ellipsis]`: the block as a block view, like a ref's.
+  auto operator[](ellipsis_t) noexcept { return ref()[ellipsis]; }
+  auto operator[](ellipsis_t) const noexcept { return ref()[ellipsis]; }
+  /// `b.at(...)`: a VMEM ref of part of the block (Ref::at's indexers).
+  template <Indexer... I>
+  auto at(I const&... indexers) {
+    return ref().at(indexers...);
+  }
+  template <Indexer... I>
+  auto at(I const&... indexers) const {
+    return ref().at(indexers...);
+  }
+
   T* begin() noexcept { return data(); }
   T* end() noexcept { return data() + size(); }
   T const* begin() const noexcept { return data(); }
@@ -3201,7 +3217,7 @@ auto detail::expr_methods<D>::eval() const {
 }
 
 }  // namespace pallas
-// ---- end pallas/expr/block.hpp ----
+
 // ---- begin pallas/block_view.hpp ----
 // pl::block_view<R>: the whole of a VMEM ref as a block expression, what `ref[pl::ellipsis]`
 // (Python's `ref[...]`) returns. Reading it gives a lazy expression of the ref's static
@@ -3308,6 +3324,7 @@ class block_view : public detail::block_view_base<R> {
 
 }  // namespace pallas
 // ---- end pallas/block_view.hpp ----
+// ---- end pallas/expr/block.hpp ----
 // ---- begin pallas/expr/elementwise.hpp ----
 // Elementwise block operations, lazy (one pass when assigned), with numpy broadcasting and
 // jnp type promotion:
@@ -6069,6 +6086,19 @@ constexpr void check_body_parameters() {
                 "scratch buffer (body parameters == inputs + outputs + scratch)");
 }
 
+/// The chip's VMEM and SMEM budgets for scratch. The numbers are template arguments, so
+/// both compilers print them: '268435456 <= 67108864'.
+template <std::int64_t VmemAsked, std::int64_t VmemAvailable, std::int64_t SmemAsked,
+          std::int64_t SmemAvailable>
+constexpr void check_scratch_budget() {
+  static_assert(VmemAsked <= VmemAvailable,
+                "pallas::kernel: the VMEM scratch exceeds the chip's VMEM (bytes asked <= "
+                "bytes available per core)");
+  static_assert(SmemAsked <= SmemAvailable,
+                "pallas::kernel: the SMEM scratch exceeds the chip's SMEM (bytes asked <= "
+                "bytes available per core)");
+}
+
 template <class F, class Tuple>
 struct invocable_with_tuple;
 template <class F, class... A>
@@ -6119,12 +6149,8 @@ class kernel_fn {
     if constexpr (arity != -1) detail::check_body_parameters<arity, expected>();
     constexpr std::int64_t vmem_asked = (std::int64_t{0} + ... + Scratch::vmem_bytes);
     constexpr std::int64_t smem_asked = (std::int64_t{0} + ... + Scratch::smem_bytes);
-    static_assert(vmem_asked <= Mesh::info.vmem_capacity_bytes,
-                  "pallas::kernel: the VMEM scratch exceeds the chip's VMEM (bytes asked <= "
-                  "bytes available per core)");
-    static_assert(smem_asked <= Mesh::info.smem_capacity_bytes,
-                  "pallas::kernel: the SMEM scratch exceeds the chip's SMEM (bytes asked <= "
-                  "bytes available per core)");
+    detail::check_scratch_budget<vmem_asked, Mesh::info.vmem_capacity_bytes, smem_asked,
+                                 Mesh::info.smem_capacity_bytes>();
 
     auto outputs = std::apply([](auto const&... o) { return std::tuple{o.make_uninitialized_array()...}; }, outs_);
     std::apply([](auto&... o) { (detail::poison(o), ...); }, outputs);
