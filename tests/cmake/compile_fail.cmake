@@ -1,6 +1,7 @@
 # cmake -P script behind the compile_fail.* tests.
 #   -DCOMPILER=<c++>  -DSOURCE=<tests/compile_fail/rule.cpp>  -DMODE=fail|twin
 #   -DFLAGS=<a|b|...>  -DINCLUDES=<dir|dir|...>  -DIMPLICIT_INCLUDES=<dir|...>
+#   -DPROJECT_INCLUDE=<include/ of pallas: -I; every other directory is -isystem>
 # MODE=fail: compile with -DPALLAS_COMPILE_FAIL; pass only if the compiler fails and its
 #            output matches the regex on the file's first line, `// expect-error: <regex>`.
 # MODE=twin: compile without it; pass only if the compiler succeeds.
@@ -27,8 +28,15 @@ list(REMOVE_DUPLICATES _includes)
 set(_include_flags "")
 foreach(_dir IN LISTS _includes)
   # -I/usr/include and friends would break #include_next in the standard library.
-  if(NOT _dir STREQUAL "" AND NOT _dir IN_LIST _implicit)
+  if(_dir STREQUAL "" OR _dir IN_LIST _implicit)
+    continue()
+  endif()
+  # As in the CMake build: the project's headers with -I, dependencies (Boost, Eigen) as
+  # system headers, whose warnings -Werror must not turn into errors.
+  if(PROJECT_INCLUDE AND _dir STREQUAL PROJECT_INCLUDE)
     list(APPEND _include_flags "-I${_dir}")
+  else()
+    list(APPEND _include_flags -isystem "${_dir}")
   endif()
 endforeach()
 
