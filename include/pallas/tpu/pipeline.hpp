@@ -305,7 +305,8 @@ constexpr bool check_whole_grid() {
       if constexpr (IsOutput && Spec::revisit == RevisitMode::IMMEDIATE && Cores >= 1 &&
                     first_step_out_of_range<Spec, typename RefT::shape_type, GridT>() == -1) {
         using sem = std::conditional_t<std::is_same_v<Semantics, void>, no_semantics<GridT::rank()>, Semantics>;
-        if constexpr (Cores == 1 || sem::any_parallel) {
+        // pallas_call's linear split needs no PARALLEL axis (then core 0 runs the grid).
+        if constexpr (Linear || Cores == 1 || sem::any_parallel) {
           static_assert(first_revisit_step<Spec, GridT, sem, Cores, Linear>() == -1,
                         "pallas::emit_pipeline: an output block is revisited after another block (the number is "
                         "the first grid step that revisits); visit it on consecutive steps or use "
