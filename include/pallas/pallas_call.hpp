@@ -334,25 +334,28 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
   auto make_output(PrefetchArgs const&, Inputs const& inputs) const {
     constexpr int in = alias_input_of<O>();
     auto const& sds = std::get<O>(outs_);
+    using out_array = typename std::tuple_element_t<O, Outs>::array_type;
     if constexpr (in >= 0) {
       static_assert(in >= NumPrefetch, "pallas::pallas_call: a scalar-prefetch argument cannot be aliased to an output");
       static_assert(in < NumPrefetch + static_cast<int>(NumInputs),
                     "pallas::pallas_call: input_output_aliases names an input that does not exist");
       if constexpr (in >= NumPrefetch && in < NumPrefetch + static_cast<int>(NumInputs)) {
         auto const& src = std::get<static_cast<std::size_t>(in - NumPrefetch)>(inputs);
-        using out_array = typename std::tuple_element_t<O, Outs>::array_type;
-        static_assert(std::is_same_v<std::remove_cvref_t<decltype(src)>, out_array>,
-                      "pallas::pallas_call: an aliased input and output must have the same shape and dtype");
-        if (!(src.shape() == sds.shape))
-          pallas::detail::fail<shape_error>("pallas::pallas_call: input ", in, " of shape ", src.shape(),
-                                            " is aliased to output ", O, " of shape ", sds.shape);
-        return out_array(src);
+        constexpr bool same = std::is_same_v<std::remove_cvref_t<decltype(src)>, out_array>;
+        static_assert(same, "pallas::pallas_call: an aliased input and output must have the same shape and dtype");
+        if constexpr (same) {
+          if (!(src.shape() == sds.shape))
+            pallas::detail::fail<shape_error>("pallas::pallas_call: input ", in, " of shape ", src.shape(),
+                                              " is aliased to output ", O, " of shape ", sds.shape);
+          return out_array(src);
+        }
       }
-    } else {
-      auto a = sds.make_uninitialized_array();
-      pallas::detail::poison(a);
-      return a;
     }
+    // Not aliased (or an alias rejected above, so that it is the only error): unspecified
+    // contents, poisoned in checked mode.
+    out_array a = sds.make_uninitialized_array();
+    pallas::detail::poison(a);
+    return a;
   }
 
   template <class InRefs, class OutRefs, class PrefetchRefs, std::size_t... I, std::size_t... O>
