@@ -12,6 +12,7 @@
 // std::tuple of Arrays.
 
 #include <cstdint>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -150,14 +151,19 @@ void poison(Array<T, D...>& a) {
 template <class S>
 inline constexpr bool is_semaphore_scratch = requires { S::is_semaphore; };
 
-/// The end of a core's body: copies still queued move now; in checked mode a copy that was
-/// started and never waited is an error.
+/// The end of a core's body. Checked mode: a copy started and never waited is an error
+/// (pallas::leak_error naming the copy, where it started, and the core). Copies still
+/// queued move now (unchecked mode, and copies the checked registry does not track).
 inline void finish_core(core_state& core) {
+  if constexpr (checked_mode) {
+    std::string const left = core.checked.unwaited();
+    if (!left.empty()) fail<leak_error>("pallas::kernel: copies were started and never waited: ", left);
+  }
   std::size_t const unwaited = core.dma_queue.size();
   for (auto const& task : core.dma_queue) task.run();
   core.dma_queue.clear();
   if (checked_mode && unwaited != 0)
-    fail("pallas::kernel: ", unwaited, " copies were started and never waited");
+    fail<leak_error>("pallas::kernel: ", unwaited, " copies were started and never waited");
 }
 
 template <class T>

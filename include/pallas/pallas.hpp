@@ -37,6 +37,9 @@
 #include <pallas/tpu/semaphore.hpp>
 #include <pallas/tpu/sync_copy.hpp>
 #include <pallas/tpu/async_copy.hpp>
+#include <pallas/tpu/dma_schedule.hpp>
+#include <pallas/tpu/core_barrier.hpp>
+#include <pallas/run_scoped.hpp>
 #include <pallas/grid.hpp>
 #include <pallas/block_spec.hpp>
 #include <pallas/tpu/dimension_semantics.hpp>

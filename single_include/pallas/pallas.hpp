@@ -5311,6 +5311,13 @@ inline when_t when(bool condition) { return {condition}; }
 // does not create threads. A core that throws stops the launch: the other cores unwind at
 // their next blocking point, the first exception reaches the caller, and the device stays
 // usable.
+//
+// Deadlocks: a core that waits on a semaphore for long registers as blocked. When every
+// core of the launch that has not finished is blocked, nothing changes for
+// `deadlock_grace`, and every blocked core confirms that its semaphore is still short,
+// nothing can signal any of them any more: a pallas::deadlock_error names who waits on
+// which semaphore for which value, and the launch unwinds. Checked mode (PALLAS_CHECKED)
+// also reports semaphores that are not zero when the kernel ends (pallas::leak_error).
 
 #include <atomic>
 #include <chrono>
@@ -5319,6 +5326,9 @@ inline when_t when(bool condition) { return {condition}; }
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <sstream>
+#include <string>
 #include <stop_token>
 #include <string_view>
 #include <thread>
@@ -5390,9 +5400,606 @@ class arena {
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/arena.hpp ----
+// ---- begin pallas/detail/checked_access.hpp ----
+// The access hook of checked mode, light enough for ref.hpp and block_view.hpp to include:
+//
+//   detail::check_access(ptr, bytes, is_write, "block read of x");   // contiguous bytes
+//   detail::check_ref_access(ref, is_write, "block write of o");     // a (strided) ref
+//
+// Both compare the access with the calling core's copies in flight (started and not yet
+// waited) and throw pallas::race_error when it reads or writes a copy's destination, or
+// writes a copy's source, naming the copy, where it started, and the access. With
+// PALLAS_CHECKED=0 they compile to nothing; outside kernels, or while no copy is in
+// flight, they cost one thread-local load and one relaxed atomic load.
+//
+// An element access (`ref(i, j)`, which may be a read or a write) is checked as a read:
+// every access to a destination in flight is a race, reads of a source are not.
+//
+// Also here: `place` (a caller's file and line, captured by default arguments) and
+// `region` (the bytes a strided view covers, with an exact intersection test).
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+
+namespace pallas::detail {
+
+/// A place in the user's source. `place where = place::here()` as a default argument
+/// captures the caller's file and line (g++ and clang++ evaluate the builtins at the call).
+struct place {
+  char const* file = nullptr;
+  int line = 0;
+
+  static constexpr place here(char const* file = __builtin_FILE(), int line = __builtin_LINE()) noexcept {
+    return {file, line};
+  }
+  constexpr bool known() const noexcept { return file != nullptr; }
+  /// The file's name without its directories.
+  char const* file_name() const noexcept {
+    if (!file) return "?";
+    char const* base = file;
+    for (char const* p = file; *p; ++p)
+      if (*p == '/' || *p == '\\') base = p + 1;
+    return base;
+  }
+};
+
+/// The bytes a strided view covers: `runs` contiguous runs of `run` bytes each, one per
+/// index of the outer dimensions (extents/strides in bytes), plus the bounding interval.
+struct region {
+  static constexpr int max_rank = 8;
+
+  std::byte const* base = nullptr;
+  std::int64_t run = 0;               ///< bytes of one contiguous run
+  int rank = 0;                       ///< outer dimensions (over runs)
+  std::int64_t extents[max_rank]{};   ///< outer extents
+  std::int64_t strides[max_rank]{};   ///< outer strides, in bytes
+  std::byte const* lo = nullptr;      ///< bounding interval [lo, hi)
+  std::byte const* hi = nullptr;
+  bool ordered = true;                ///< runs ascend and do not overlap (searchable)
+
+  bool empty() const noexcept { return lo == hi; }
+  std::int64_t bytes_spanned() const noexcept { return hi - lo; }
+
+  std::int64_t runs() const noexcept {
+    std::int64_t n = 1;
+    for (int d = 0; d < rank; ++d) n *= extents[d];
+    return n;
+  }
+
+  /// `count` bytes from `p`.
+  static region contiguous(void const* p, std::int64_t count) noexcept {
+    region r;
+    r.base = static_cast<std::byte const*>(p);
+    r.run = count;
+    r.lo = r.base;
+    r.hi = r.base + (count > 0 ? count : 0);
+    return r;
+  }
+
+  /// A view of `rank_in` dimensions (extents and strides in elements).
+  static region strided(void const* p, int rank_in, std::int64_t const* ext, std::int64_t const* str,
+                        std::int64_t element_bytes) noexcept {
+    region r;
+    r.base = static_cast<std::byte const*>(p);
+    r.lo = r.hi = r.base;
+    std::int64_t e[max_rank]{}, s[max_rank]{};
+    int n = 0;
+    for (int d = 0; d < rank_in && d < max_rank; ++d) {
+      if (ext[d] == 0) return r;  // no element at all
+      if (ext[d] == 1) continue;
+      e[n] = ext[d];
+      s[n] = str[d] * element_bytes;
+      ++n;
+    }
+    // The innermost dimensions that are contiguous merge into one run.
+    r.run = element_bytes;
+    while (n > 0 && s[n - 1] == r.run) {
+      r.run *= e[n - 1];
+      --n;
+    }
+    r.rank = n;
+    std::int64_t span = r.run;  // bytes from the first byte to the end of the last run
+    for (int d = n; d-- > 0;) {
+      r.extents[d] = e[d];
+      r.strides[d] = s[d];
+      if (s[d] < span) r.ordered = false;  // runs of dimension d interleave or overlap
+      span += (e[d] - 1) * s[d];
+    }
+    r.hi = r.base + span;
+    return r;
+  }
+
+  /// Where run `k` (row-major over the outer dimensions) starts.
+  std::byte const* run_start(std::int64_t k) const noexcept {
+    std::int64_t off = 0;
+    for (int d = rank; d-- > 0;) {
+      off += (k % extents[d]) * strides[d];
+      k /= extents[d];
+    }
+    return base + off;
+  }
+
+  /// Whether some byte of [a, b) belongs to the region.
+  bool intersects(std::byte const* a, std::byte const* b) const noexcept {
+    if (a >= b || empty() || b <= lo || a >= hi) return false;
+    if (rank == 0) return true;
+    std::int64_t const n = runs();
+    if (ordered) {
+      // The last run starting at or before a, then the one after it.
+      std::int64_t lo_k = -1, hi_k = n;  // run_start(lo_k) <= a < run_start(hi_k)
+      while (hi_k - lo_k > 1) {
+        std::int64_t const mid = lo_k + (hi_k - lo_k) / 2;
+        if (run_start(mid) <= a)
+          lo_k = mid;
+        else
+          hi_k = mid;
+      }
+      if (lo_k >= 0 && run_start(lo_k) + run > a) return true;
+      return hi_k < n && run_start(hi_k) < b;
+    }
+    for (std::int64_t k = 0; k < n; ++k) {
+      std::byte const* s = run_start(k);
+      if (s < b && s + run > a) return true;
+    }
+    return false;
+  }
+
+  /// Whether the two regions share a byte.
+  bool intersects(region const& other) const noexcept {
+    if (empty() || other.empty() || other.hi <= lo || other.lo >= hi) return false;
+    region const& few = runs() <= other.runs() ? *this : other;
+    region const& many = &few == this ? other : *this;
+    std::int64_t const n = few.runs();
+    for (std::int64_t k = 0; k < n; ++k) {
+      std::byte const* s = few.rank == 0 ? few.base : few.run_start(k);
+      if (many.intersects(s, s + few.run)) return true;
+    }
+    return false;
+  }
+};
+
+/// The region of a pl::Ref (any type with data(), rank(), extent(r), stride(r)).
+template <class R>
+region region_of(R const& ref) noexcept {
+  constexpr int rank = static_cast<int>(R::rank());
+  std::int64_t ext[rank > 0 ? rank : 1]{}, str[rank > 0 ? rank : 1]{};
+  for (int d = 0; d < rank; ++d) {
+    ext[d] = static_cast<std::int64_t>(ref.extent(static_cast<std::size_t>(d)));
+    str[d] = static_cast<std::int64_t>(ref.stride(static_cast<std::size_t>(d)));
+  }
+  using T = std::remove_cv_t<std::remove_pointer_t<decltype(ref.data())>>;
+  return region::strided(ref.data(), rank, ext, str, static_cast<std::int64_t>(sizeof(T)));
+}
+
+/// What a core's checked state offers the hook (see checked_state.hpp).
+class access_checker {
+ public:
+  /// Copies in flight on this core; written only by the core itself.
+  std::atomic<int> in_flight{0};
+
+  /// Throws pallas::race_error when the access conflicts with a copy in flight.
+  virtual void check(region const& r, bool is_write, char const* what, place where) = 0;
+
+ protected:
+  access_checker() = default;
+  ~access_checker() = default;
+};
+
+/// The calling core's checker while it runs a kernel in checked mode, else nullptr.
+inline thread_local access_checker* current_access_checker = nullptr;
+
+/// Checks an access of `bytes` contiguous bytes at `p` by the calling core.
+inline void check_access(void const* p, std::size_t bytes, bool is_write, char const* what,
+                         place where = place::here()) {
+  if constexpr (checked_mode) {
+    access_checker* c = current_access_checker;
+    if (c && c->in_flight.load(std::memory_order_relaxed) != 0)
+      c->check(region::contiguous(p, static_cast<std::int64_t>(bytes)), is_write, what, where);
+  } else {
+    (void)p, (void)bytes, (void)is_write, (void)what, (void)where;
+  }
+}
+
+/// Checks an access of every element of `ref` (strided views are checked exactly).
+template <class R>
+void check_ref_access(R const& ref, bool is_write, char const* what, place where = place::here()) {
+  if constexpr (checked_mode) {
+    access_checker* c = current_access_checker;
+    if (c && c->in_flight.load(std::memory_order_relaxed) != 0) c->check(region_of(ref), is_write, what, where);
+  } else {
+    (void)ref, (void)is_write, (void)what, (void)where;
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked_access.hpp ----
+// ---- begin pallas/detail/checked_state.hpp ----
+// A core's checked-mode bookkeeping: its copies in flight (started, not yet retired by a
+// wait), the semaphores it allocated (for names in messages and the end-of-kernel check),
+// and the error types that checked mode throws.
+//
+// A copy is in flight from start() until a wait on its semaphore consumes its bytes: waits
+// consume the bytes of the copies that moved, in the order they moved, so a wait retires
+// exactly the copies whose signal it used (as on hardware, whatever the completion order).
+// While in flight, its destination may not be read or written and its source may not be
+// written. Accesses are checked against the in-flight regions when they happen (block
+// reads/writes through check_access, copies, sync_copy); writes the hooks do not see
+// (element stores) are caught by a hash of the source taken at start() and verified when
+// the copy retires, and of the destination taken when the bytes move, and by a poisoned
+// destination that must still be poisoned when the bytes move.
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+
+namespace pallas {
+
+/// A data race between a copy in flight and an access (checked mode).
+class race_error : public error {
+ public:
+  using error::error;
+};
+
+/// Every running core is blocked on a semaphore that nothing can signal any more.
+class deadlock_error : public error {
+ public:
+  using error::error;
+};
+
+/// Something left behind: a semaphore not zero when the kernel or its run_scoped ends, a
+/// copy started and never waited (checked mode).
+class leak_error : public error {
+ public:
+  using error::error;
+};
+
+}  // namespace pallas
+
+namespace pallas::detail {
+
+/// A 64-bit hash of a region's bytes (source snapshots).
+inline std::uint64_t hash_region(region const& r) noexcept {
+  std::uint64_t h = 0x9e3779b97f4a7c15ull;
+  auto mix = [&h](std::byte const* p, std::int64_t n) {
+    std::int64_t k = 0;
+    for (; k + 8 <= n; k += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p + k, 8);
+      h = (h ^ w) * 0x100000001b3ull;
+      h ^= h >> 29;
+    }
+    for (; k < n; ++k) h = (h ^ static_cast<std::uint64_t>(p[k])) * 0x100000001b3ull;
+  };
+  if (r.empty()) return h;
+  if (r.rank == 0) {
+    mix(r.base, r.run);
+    return h;
+  }
+  std::int64_t const n = r.runs();
+  for (std::int64_t k = 0; k < n; ++k) mix(r.run_start(k), r.run);
+  return h;
+}
+
+/// One started copy, as checked mode sees it.
+struct copy_record {
+  std::uint64_t id = 0;        ///< "copy #id" on its core, in start order from 1
+  region src, dst;
+  memory_space src_space = memory_space::any, dst_space = memory_space::any;
+  std::string_view dtype;      ///< jnp name
+  int rank = 0;
+  std::int64_t extents[region::max_rank]{};
+  std::atomic<std::int32_t> const* semaphore = nullptr;
+  std::int32_t bytes = 0;
+  place started;
+  bool moved = false;
+  std::uint64_t move_order = 0;  ///< when its bytes moved, among this core's copies
+  std::uint64_t src_hash = 0;
+  bool check_src_hash = false;
+  std::uint64_t dst_hash = 0;    ///< after the bytes moved
+  bool poisoned_dst = false;     ///< the destination was poisoned at start
+  std::byte poison[8]{};         ///< one element of poison
+  std::int64_t element_bytes = 0;
+};
+
+/// One allocation of semaphores (a scratch operand or a run_scoped type).
+struct semaphore_block {
+  std::int64_t offset = 0;     ///< bytes into the core's semaphore memory
+  std::int64_t count = 0;      ///< semaphores in the block
+  std::int64_t first_id = 0;   ///< "#id" of its first semaphore (allocation order)
+  std::int64_t element_bytes = 4;
+  char const* kind = "";       ///< REGULAR, DMA, BARRIER
+  char const* origin = "";     ///< "scratch", "run_scoped"
+};
+
+/// Names a memory address by the core memory it lies in.
+struct memory_map {
+  std::byte const* vmem = nullptr;
+  std::int64_t vmem_bytes = 0;
+  std::byte const* smem = nullptr;
+  std::int64_t smem_bytes = 0;
+
+  memory_space space_of(void const* p) const noexcept {
+    auto const* b = static_cast<std::byte const*>(p);
+    if (vmem && b >= vmem && b < vmem + vmem_bytes) return memory_space::vmem;
+    if (smem && b >= smem && b < smem + smem_bytes) return memory_space::smem;
+    return memory_space::hbm;
+  }
+  bool is_local(void const* p) const noexcept { return space_of(p) != memory_space::hbm; }
+
+  /// "VMEM+4096" / "SMEM+0" / "HBM 0x7f12..."
+  std::string address(void const* p) const {
+    auto const* b = static_cast<std::byte const*>(p);
+    std::ostringstream out;
+    switch (space_of(p)) {
+      case memory_space::vmem: out << "VMEM+" << (b - vmem); break;
+      case memory_space::smem: out << "SMEM+" << (b - smem); break;
+      default: out << "HBM " << p; break;
+    }
+    return out.str();
+  }
+};
+
+/// A core's checked-mode state. The core itself changes it; other cores read the copies
+/// (cross-core HBM checks) and the semaphore blocks (deadlock reports) under `mutex`.
+class checked_state final : public access_checker {
+ public:
+  mutable std::mutex mutex;
+  int core = 0;
+  memory_map memory;
+  std::byte const* semaphore_base = nullptr;
+  std::int64_t semaphore_bytes = 0;
+  std::vector<copy_record> copies;             ///< in flight, in start order
+  std::vector<semaphore_block> semaphores;     ///< allocated, in allocation order
+  char const* allocation_origin = "scratch";   ///< what semaphore allocations come from now
+  std::uint64_t next_copy_id = 1;
+  std::uint64_t next_move = 1;
+
+  struct credit {
+    std::atomic<std::int32_t> const* semaphore;
+    std::int64_t bytes;
+  };
+  std::vector<credit> credits;  ///< bytes waited on a semaphore and not yet matched to copies
+
+  /// Forgets everything (start of a launch).
+  void reset(int core_index, memory_map const& mem, std::byte const* sem_base, std::int64_t sem_bytes) {
+    std::lock_guard lock(mutex);
+    core = core_index;
+    memory = mem;
+    semaphore_base = sem_base;
+    semaphore_bytes = sem_bytes;
+    copies.clear();
+    semaphores.clear();
+    credits.clear();
+    allocation_origin = "scratch";
+    next_copy_id = 1;
+    next_move = 1;
+    in_flight.store(0, std::memory_order_relaxed);
+  }
+
+  // ---- semaphores --------------------------------------------------------------------
+
+  void add_semaphores(std::int64_t offset, std::int64_t count, std::int64_t element_bytes, char const* kind) {
+    std::lock_guard lock(mutex);
+    std::int64_t const first = semaphores.empty() ? 0 : semaphores.back().first_id + semaphores.back().count;
+    semaphores.push_back({offset, count, first, element_bytes, kind, allocation_origin});
+  }
+
+  /// Forgets the blocks at or after `offset` (run_scoped's release).
+  void drop_semaphores_from(std::int64_t offset) {
+    std::lock_guard lock(mutex);
+    while (!semaphores.empty() && semaphores.back().offset >= offset) semaphores.pop_back();
+  }
+
+  /// "DMA semaphore #3 (element [1] of 2, run_scoped)"; the caller holds `mutex`.
+  std::string semaphore_name_locked(void const* cell) const {
+    auto const* b = static_cast<std::byte const*>(cell);
+    std::ostringstream out;
+    if (semaphore_base && b >= semaphore_base && b < semaphore_base + semaphore_bytes) {
+      std::int64_t const offset = b - semaphore_base;
+      for (auto const& blk : semaphores) {
+        if (offset >= blk.offset && offset < blk.offset + blk.count * blk.element_bytes) {
+          std::int64_t const k = (offset - blk.offset) / blk.element_bytes;
+          out << blk.kind << " semaphore #" << blk.first_id + k << " (";
+          if (blk.count > 1) out << "element [" << k << "] of " << blk.count << ", ";
+          out << blk.origin << ")";
+          return out.str();
+        }
+      }
+      out << "semaphore at offset " << offset;
+      return out.str();
+    }
+    out << "semaphore at " << cell << " (not in the core's semaphore memory)";
+    return out.str();
+  }
+
+  std::string semaphore_name(void const* cell) const {
+    std::lock_guard lock(mutex);
+    return semaphore_name_locked(cell);
+  }
+
+  // ---- copies ------------------------------------------------------------------------
+
+  /// "copy #3 (HBM float32[16,128] -> VMEM+0 float32[16,128], 8192 bytes, DMA semaphore
+  /// #1 (scratch)) started at main.cpp:40 on core 0"; the caller holds `mutex`.
+  std::string describe_locked(copy_record const& c) const {
+    std::ostringstream out;
+    auto shape = [&] {
+      std::ostringstream s;
+      s << c.dtype << '[';
+      for (int d = 0; d < c.rank; ++d) s << (d ? "," : "") << c.extents[d];
+      s << ']';
+      return s.str();
+    };
+    std::string const sh = shape();
+    out << "copy #" << c.id << " (" << memory.address(c.src.base) << ' ' << sh << " -> "
+        << memory.address(c.dst.base) << ' ' << sh << ", " << c.bytes << " bytes, "
+        << semaphore_name_locked(c.semaphore) << ") started at " << c.started.file_name() << ':'
+        << c.started.line << " on core " << core;
+    return out.str();
+  }
+
+  std::string describe(copy_record const& c) const {
+    std::lock_guard lock(mutex);
+    return describe_locked(c);
+  }
+
+  /// The first copy in flight that an access conflicts with: one reading `reads` (may be
+  /// null) and writing `writes` (may be null). Returns "" when there is none, else
+  /// "<reads|writes> the <destination|source> of <copy description>".
+  std::string conflict(region const* reads, region const* writes) const {
+    std::lock_guard lock(mutex);
+    for (auto const& c : copies) {
+      if (reads && c.dst.intersects(*reads)) return "reads the destination of " + describe_locked(c);
+      if (writes && c.dst.intersects(*writes)) return "writes the destination of " + describe_locked(c);
+      if (writes && c.src.intersects(*writes)) return "writes the source of " + describe_locked(c);
+    }
+    return {};
+  }
+
+  /// The access hook (block reads and writes, element accesses).
+  void check(region const& r, bool is_write, char const* what, place where) override {
+    std::string const hit = conflict(is_write ? nullptr : &r, is_write ? &r : nullptr);
+    if (hit.empty()) return;
+    std::ostringstream out;
+    out << "pallas::race: " << (what ? what : "an access") << " of " << r.bytes_spanned() << " bytes at "
+        << memory.address(r.lo);
+    if (where.known()) out << " (" << where.file_name() << ':' << where.line << ')';
+    out << ' ' << hit << ", before that copy's wait";
+    fail<race_error>(out.str());
+  }
+
+  /// Registers a started copy; returns its id.
+  std::uint64_t add_copy(copy_record c) {
+    std::lock_guard lock(mutex);
+    c.id = next_copy_id++;
+    copies.push_back(c);
+    in_flight.store(static_cast<int>(copies.size()), std::memory_order_relaxed);
+    return c.id;
+  }
+
+  copy_record* find_locked(std::uint64_t id) {
+    for (auto& c : copies)
+      if (c.id == id) return &c;
+    return nullptr;
+  }
+
+  /// Before copy `id` moves its bytes: its destination must still hold the poison put
+  /// there at start (else something wrote it before the wait).
+  void before_move(std::uint64_t id, place where) {
+    std::lock_guard lock(mutex);
+    copy_record* c = find_locked(id);
+    if (!c || !c->poisoned_dst) return;
+    region const& d = c->dst;
+    bool intact = true;
+    auto scan = [&](std::byte const* p, std::int64_t n) {
+      for (std::int64_t k = 0; k < n && intact; k += c->element_bytes)
+        intact = std::memcmp(p + k, c->poison, static_cast<std::size_t>(c->element_bytes)) == 0;
+    };
+    if (d.rank == 0)
+      scan(d.base, d.run);
+    else
+      for (std::int64_t k = 0, n = d.runs(); k < n && intact; ++k) scan(d.run_start(k), d.run);
+    if (!intact) {
+      std::ostringstream out;
+      out << "pallas::race: the destination of " << describe_locked(*c)
+          << " was written before the copy's wait";
+      if (where.known()) out << " (its bytes moved at " << where.file_name() << ':' << where.line << ')';
+      fail<race_error>(out.str());
+    }
+  }
+
+  /// After copy `id` moved its bytes.
+  void after_move(std::uint64_t id) {
+    std::lock_guard lock(mutex);
+    copy_record* c = find_locked(id);
+    if (!c) return;
+    c->moved = true;
+    c->move_order = next_move++;
+    c->dst_hash = hash_region(c->dst);
+  }
+
+  /// A wait consumed `bytes` of `semaphore`: retire the moved copies whose signals that
+  /// covers, in the order they moved, verifying that nothing wrote their source or
+  /// destination meanwhile.
+  void waited(std::atomic<std::int32_t> const* semaphore, std::int64_t bytes, char const* who, place where) {
+    std::lock_guard lock(mutex);
+    bool any = false;
+    for (auto const& c : copies) any |= c.semaphore == semaphore;
+    auto it = std::find_if(credits.begin(), credits.end(), [&](credit const& k) { return k.semaphore == semaphore; });
+    if (!any) {
+      if (it != credits.end()) credits.erase(it);
+      return;
+    }
+    if (it == credits.end()) {
+      credits.push_back({semaphore, 0});
+      it = credits.end() - 1;
+    }
+    it->bytes += bytes;
+    for (;;) {
+      copy_record* next = nullptr;
+      for (auto& c : copies)
+        if (c.semaphore == semaphore && c.moved && (!next || c.move_order < next->move_order)) next = &c;
+      if (!next || next->bytes > it->bytes) break;
+      it->bytes -= next->bytes;
+      auto report = [&](char const* part) {
+        std::ostringstream out;
+        out << "pallas::race: the " << part << " of " << describe_locked(*next) << " was written before its "
+            << (who ? who : "wait");
+        if (where.known()) out << " at " << where.file_name() << ':' << where.line;
+        fail<race_error>(out.str());
+      };
+      if (next->check_src_hash && hash_region(next->src) != next->src_hash) report("source");
+      if (hash_region(next->dst) != next->dst_hash) report("destination");
+      copies.erase(copies.begin() + (next - copies.data()));
+      in_flight.store(static_cast<int>(copies.size()), std::memory_order_relaxed);
+    }
+    bool left = false;
+    for (auto const& c : copies) left |= c.semaphore == semaphore;
+    if (!left) credits.erase(it);
+  }
+
+  /// Copies in flight that touch [lo, hi) (run_scoped's release) or signal a semaphore in it.
+  std::string in_flight_within(std::byte const* lo, std::byte const* hi) const {
+    std::lock_guard lock(mutex);
+    std::string found;
+    for (auto const& c : copies) {
+      auto const* s = reinterpret_cast<std::byte const*>(c.semaphore);
+      if (c.src.intersects(lo, hi) || c.dst.intersects(lo, hi) || (s >= lo && s < hi))
+        found += (found.empty() ? "" : "; ") + describe_locked(c);
+    }
+    return found;
+  }
+
+  /// Every copy still in flight, described.
+  std::string unwaited() const {
+    std::lock_guard lock(mutex);
+    std::string found;
+    for (auto const& c : copies) {
+      found += (found.empty() ? "" : "; ") + describe_locked(c);
+      found += c.moved ? " (it moved but no wait consumed its bytes)" : " (its bytes never moved)";
+    }
+    return found;
+  }
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked_state.hpp ----
 // ---- begin pallas/detail/dma_task.hpp ----
 // One started copy, type-erased: what a DMA engine queue holds. The bytes move when the
-// task runs; then its DMA semaphore is signaled with the copy's byte count.
+// task runs; then its DMA semaphore is signaled with the copy's byte count. The engine
+// that runs tasks is dma_engine.hpp.
 
 #include <atomic>
 #include <cstddef>
@@ -5415,6 +6022,7 @@ struct dma_task {
   std::atomic<std::int32_t>* semaphore = nullptr;  // signaled with `bytes` when done
   std::int32_t bytes = 0;
   std::uint64_t id = 0;  // per core, in start order
+  bool tracked = false;  // checked mode: registered in the core's copies in flight (id)
 
   /// A task copying src into dst (shapes already checked equal).
   template <AnyRef Src, AnyRef Dst>
@@ -5437,9 +6045,22 @@ struct dma_task {
     return t;
   }
 
+  /// The bytes the copy reads and writes.
+  region src_region() const noexcept {
+    return region::strided(src, rank, extents, src_strides, static_cast<std::int64_t>(element_bytes));
+  }
+  region dst_region() const noexcept {
+    return region::strided(dst, rank, extents, dst_strides, static_cast<std::int64_t>(element_bytes));
+  }
+
   /// Moves the bytes (without signaling).
   void move_bytes() const {
     if (bytes == 0) return;
+    if (src == dst) {  // a copy onto itself (identical views) changes nothing
+      bool same = true;
+      for (int r = 0; r < rank; ++r) same &= extents[r] <= 1 || src_strides[r] == dst_strides[r];
+      if (same) return;
+    }
     if (rank == 0) {
       std::memcpy(dst, src, element_bytes);
       return;
@@ -5478,13 +6099,15 @@ struct dma_task {
     }
   }
 
+  /// Adds the copy's byte count to its semaphore (the copy is complete).
+  void signal() const {
+    if (semaphore) semaphore->fetch_add(bytes, std::memory_order_acq_rel);
+  }
+
   /// Moves the bytes and signals the semaphore.
   void run() const {
     move_bytes();
-    if (semaphore) {
-      semaphore->fetch_add(bytes, std::memory_order_release);
-      semaphore->notify_all();
-    }
+    signal();
   }
 };
 
@@ -5627,6 +6250,116 @@ inline constexpr std::int64_t max_vmem_capacity_bytes = 128 * detail::mib;
 
 }  // namespace pallas::tpu
 // ---- end pallas/tpu/chip.hpp ----
+// ---- begin pallas/tpu/dma_schedule.hpp ----
+// When started copies move their bytes, and how cores interleave: a seeded, reproducible
+// exploration of the orders hardware may produce, so that tests expose races the default
+// order hides.
+//
+//   pltpu::dma_execution_mode::on_wait  (default) a copy moves at the first wait that needs
+//                                       its semaphore, oldest first (Pallas' interpreter
+//                                       default is also "on_wait")
+//   pltpu::dma_execution_mode::eager    every copy moves at start()
+//   pltpu::dma_execution_mode::random   seeded: a copy moves at start() or later, a wait
+//                                       picks at random among the copies that signal its
+//                                       semaphore, unrelated copies complete early, and
+//                                       cores yield at random at semaphore operations and
+//                                       copy starts
+//
+//   pltpu::set_dma_schedule({pltpu::dma_execution_mode::random, /*seed=*/7});
+//   { pltpu::scoped_dma_schedule s({pltpu::dma_execution_mode::eager}); kernel(); }
+//
+// The environment sets the initial schedule: PALLAS_DMA_ORDER=on_wait|eager|random and
+// PALLAS_DMA_SEED=<n> (a seed alone selects random). Each launch re-seeds every core from
+// (seed, core index), so a launch's DMA choices depend only on the seed and on what each
+// core does: the same seed gives the same completion order.
+
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+
+
+namespace pallas::tpu {
+
+/// `InterpretParams.dma_execution_mode`, plus a seeded random mode.
+enum class dma_execution_mode { on_wait, eager, random };
+
+/// The process-wide DMA schedule for the next launches.
+struct dma_schedule {
+  dma_execution_mode mode = dma_execution_mode::on_wait;
+  std::uint64_t seed = 0;    ///< random mode: the seed of every core's choices
+  bool yield_cores = true;   ///< random mode: also yield the core thread at random
+
+  friend bool operator==(dma_schedule const&, dma_schedule const&) = default;
+};
+
+namespace detail {
+
+/// The schedule that PALLAS_DMA_ORDER and PALLAS_DMA_SEED describe (null: unset).
+inline dma_schedule schedule_from(char const* order, char const* seed) {
+  dma_schedule s;
+  if (seed && *seed) {
+    char* end = nullptr;
+    s.seed = std::strtoull(seed, &end, 0);
+    if (!end || *end != '\0')
+      pallas::detail::fail("pallas::dma_schedule: PALLAS_DMA_SEED='", seed, "' is not an unsigned integer");
+    s.mode = dma_execution_mode::random;
+  }
+  if (order && *order) {
+    std::string_view const o(order);
+    if (o == "on_wait")
+      s.mode = dma_execution_mode::on_wait;
+    else if (o == "eager")
+      s.mode = dma_execution_mode::eager;
+    else if (o == "random")
+      s.mode = dma_execution_mode::random;
+    else
+      pallas::detail::fail("pallas::dma_schedule: PALLAS_DMA_ORDER='", o,
+                           "' is not one of on_wait, eager, random");
+  }
+  return s;
+}
+
+struct schedule_holder {
+  std::mutex mutex;
+  dma_schedule value = schedule_from(std::getenv("PALLAS_DMA_ORDER"), std::getenv("PALLAS_DMA_SEED"));
+};
+
+inline schedule_holder& schedule_storage() {
+  static schedule_holder holder;
+  return holder;
+}
+
+}  // namespace detail
+
+/// The schedule the next launch uses.
+inline dma_schedule get_dma_schedule() {
+  auto& h = detail::schedule_storage();
+  std::lock_guard lock(h.mutex);
+  return h.value;
+}
+
+/// Sets the schedule of the launches that start from now on.
+inline void set_dma_schedule(dma_schedule s) {
+  auto& h = detail::schedule_storage();
+  std::lock_guard lock(h.mutex);
+  h.value = s;
+}
+
+/// Sets a schedule for its lifetime, then restores the previous one.
+class scoped_dma_schedule {
+ public:
+  explicit scoped_dma_schedule(dma_schedule s) : previous_(get_dma_schedule()) { set_dma_schedule(s); }
+  ~scoped_dma_schedule() { set_dma_schedule(previous_); }
+  scoped_dma_schedule(scoped_dma_schedule const&) = delete;
+  scoped_dma_schedule& operator=(scoped_dma_schedule const&) = delete;
+
+ private:
+  dma_schedule previous_;
+};
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/dma_schedule.hpp ----
 
 namespace pallas::detail {
 
@@ -5645,6 +6378,10 @@ struct launch_state {
   std::atomic<bool> aborted{false};
   std::mutex error_mutex;
   std::exception_ptr first_error;
+  tpu::dma_schedule schedule;               ///< DMA completion order of this launch
+  std::atomic<std::uint64_t> generation{1};  ///< bumped whenever a core blocks, unblocks, finishes
+  std::atomic<std::uint64_t> suspect{0};     ///< a generation suspected of being a deadlock
+  std::atomic<bool> deadlock_reported{false};
 
   /// Records the first failure and tells every core to stop.
   void fail_with(std::exception_ptr e) {
@@ -5686,6 +6423,9 @@ struct grid_frame {
   grid_frame const* outer = nullptr;
 };
 
+/// What a core is doing, for deadlock detection.
+enum class run_state : int { running, blocked, finished };
+
 /// One TensorCore: its memories and what it is running.
 struct core_state {
   explicit core_state(int index)
@@ -5700,7 +6440,22 @@ struct core_state {
   arena semaphores;  ///< same layout on every core: a semaphore has one id on all cores
   launch_state* launch = nullptr;
   grid_frame const* grid = nullptr;
-  std::vector<dma_task> dma_queue;  ///< copies started and not yet moved (dma.hpp)
+  std::vector<dma_task> dma_queue;  ///< copies started and not yet moved (dma_engine.hpp)
+  std::uint64_t copy_count = 0;     ///< copies started in this launch (ids when unchecked)
+  std::uint64_t random_state = 0;   ///< the core's seeded choices (dma_schedule)
+  checked_state checked;            ///< checked mode's bookkeeping (checked_state.hpp)
+
+  /// Bytes of semaphore memory allocated now; read by cores that signal this one.
+  std::atomic<std::int64_t> semaphores_allocated{0};
+
+  // Deadlock detection: what the core waits for while it is registered as blocked.
+  std::atomic<run_state> state{run_state::running};
+  std::atomic<void const*> wait_cell{nullptr};
+  std::atomic<std::int32_t> wait_value{0};
+  std::atomic<char const*> wait_who{nullptr};
+  std::atomic<char const*> wait_file{nullptr};
+  std::atomic<int> wait_line{0};
+  std::atomic<std::uint64_t> acked{0};  ///< the suspected generation this core confirmed
 };
 
 /// The core the calling thread is, or nullptr outside kernels.
@@ -5721,6 +6476,154 @@ class core_error_context final : public error_context {
  private:
   int core_;
 };
+
+/// The next of the core's seeded random numbers (splitmix64).
+inline std::uint64_t next_random(core_state& core) noexcept {
+  std::uint64_t z = (core.random_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// In the random schedule, lets other cores run at random here (semaphore operations and
+/// copy starts), so that tests see other interleavings.
+inline void perturb(core_state& core) {
+  auto const& s = core.launch->schedule;
+  if (s.mode != tpu::dma_execution_mode::random || !s.yield_cores) return;
+  std::uint64_t const r = next_random(core);
+  if ((r & 3) == 0)
+    std::this_thread::yield();
+  else if ((r & 63) == 1)
+    std::this_thread::sleep_for(std::chrono::microseconds(20 + static_cast<int>((r >> 8) & 63)));
+}
+
+/// How long every running core must stay blocked, with nothing changing, before a
+/// deadlock is confirmed.
+inline constexpr std::chrono::milliseconds deadlock_grace{50};
+
+/// The semaphore value a core reads: `cell` is the count of a pltpu semaphore.
+inline std::int32_t read_cell(void const* cell) noexcept {
+  return static_cast<std::atomic<std::int32_t> const*>(cell)->load(std::memory_order_acquire);
+}
+
+/// "core 0 waits in semaphore_wait (main.cpp:12) for REGULAR semaphore #0 (scratch) to
+/// reach 1, it holds 0"; only while the launch is confirmed deadlocked (nothing moves).
+inline std::string describe_blocked_core(core_state& c) {
+  std::ostringstream out;
+  out << "core " << c.index;
+  if (c.state.load(std::memory_order_acquire) == run_state::finished) {
+    out << " has finished its body";
+    return out.str();
+  }
+  void const* cell = c.wait_cell.load(std::memory_order_acquire);
+  char const* who = c.wait_who.load(std::memory_order_relaxed);
+  char const* file = c.wait_file.load(std::memory_order_relaxed);
+  out << " waits in " << (who ? who : "a wait");
+  if (file) out << " (" << place{file, c.wait_line.load(std::memory_order_relaxed)}.file_name() << ':'
+                << c.wait_line.load(std::memory_order_relaxed) << ')';
+  out << " for " << c.checked.semaphore_name(cell) << " to reach " << c.wait_value.load(std::memory_order_relaxed)
+      << ", it holds " << read_cell(cell);
+  return out.str();
+}
+
+/// A core's registration as blocked in a semaphore wait (deadlock detection).
+class wait_registration {
+ public:
+  explicit wait_registration(core_state& core) noexcept : core_(core) {}
+  ~wait_registration() { leave(); }
+  wait_registration(wait_registration const&) = delete;
+  wait_registration& operator=(wait_registration const&) = delete;
+
+  bool entered() const noexcept { return entered_; }
+
+  /// Registers the core as blocked on `cell` until it holds `value`.
+  void enter(void const* cell, std::int32_t value, char const* who, place where) noexcept {
+    if (entered_) return;
+    core_.wait_cell.store(cell, std::memory_order_relaxed);
+    core_.wait_value.store(value, std::memory_order_relaxed);
+    core_.wait_who.store(who, std::memory_order_relaxed);
+    core_.wait_file.store(where.file, std::memory_order_relaxed);
+    core_.wait_line.store(where.line, std::memory_order_relaxed);
+    core_.state.store(run_state::blocked, std::memory_order_seq_cst);
+    core_.launch->generation.fetch_add(1, std::memory_order_seq_cst);
+    entered_ = true;
+    seen_ = 0;
+  }
+
+  /// Unregisters; the core is about to act (take its count, move a copy, unwind).
+  void leave() noexcept {
+    if (!entered_) return;
+    core_.state.store(run_state::running, std::memory_order_seq_cst);
+    core_.launch->generation.fetch_add(1, std::memory_order_seq_cst);
+    entered_ = false;
+  }
+
+  /// Called by the registered core between polls; `still_short()` re-reads its semaphore.
+  /// Throws pallas::deadlock_error when the deadlock is confirmed.
+  template <class Short>
+  void poll(Short&& still_short) {
+    launch_state& launch = *core_.launch;
+    std::uint64_t const g = launch.generation.load(std::memory_order_seq_cst);
+    // Confirm a suspicion of this very generation: my semaphore is short after I saw it.
+    if (launch.suspect.load(std::memory_order_seq_cst) == g && still_short())
+      core_.acked.store(g, std::memory_order_seq_cst);
+    for (int c = 0; c < launch.num_cores; ++c)
+      if (launch.cores[c]->state.load(std::memory_order_seq_cst) == run_state::running) {
+        seen_ = 0;
+        return;
+      }
+    auto const now = std::chrono::steady_clock::now();
+    if (g != seen_) {
+      seen_ = g;
+      since_ = now;
+      return;
+    }
+    if (now - since_ < deadlock_grace) return;
+    if (launch.suspect.load(std::memory_order_seq_cst) != g) {
+      launch.suspect.store(g, std::memory_order_seq_cst);
+      return;  // every blocked core confirms on its next poll
+    }
+    for (int c = 0; c < launch.num_cores; ++c) {
+      core_state& other = *launch.cores[c];
+      if (other.state.load(std::memory_order_seq_cst) == run_state::blocked &&
+          other.acked.load(std::memory_order_seq_cst) != g)
+        return;
+    }
+    if (launch.generation.load(std::memory_order_seq_cst) != g) return;
+    if (launch.deadlock_reported.exchange(true, std::memory_order_acq_rel)) return;
+    std::string message =
+        "pallas::deadlock: every running core waits on a semaphore that nothing can signal any more: ";
+    for (int c = 0; c < launch.num_cores; ++c)
+      message += (c ? "; " : "") + describe_blocked_core(*launch.cores[c]);
+    fail<deadlock_error>(message);
+  }
+
+ private:
+  core_state& core_;
+  bool entered_ = false;
+  std::uint64_t seen_ = 0;
+  std::chrono::steady_clock::time_point since_{};
+};
+
+/// Checked mode: every semaphore of every core must be zero when the kernel ends.
+inline void check_semaphores_zero(launch_state const& launch) {
+  std::string found;
+  for (int c = 0; c < launch.num_cores; ++c) {
+    core_state const& core = *launch.cores[c];
+    std::lock_guard lock(core.checked.mutex);
+    for (auto const& blk : core.checked.semaphores) {
+      for (std::int64_t k = 0; k < blk.count; ++k) {
+        void const* cell = core.semaphores.base() + blk.offset + k * blk.element_bytes;
+        std::int32_t const v = read_cell(cell);
+        if (v != 0)
+          found += (found.empty() ? "" : "; ") + core.checked.semaphore_name_locked(cell) + " on core " +
+                   std::to_string(core.index) + " holds " + std::to_string(v);
+      }
+    }
+  }
+  if (!found.empty())
+    fail<leak_error>("pallas::kernel: every semaphore must be zero when the kernel ends, but ", found);
+}
 
 class device {
  public:
@@ -5759,14 +6662,30 @@ class device {
     for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)] = &workers_[static_cast<std::size_t>(c)]->core;
     state.cores = core_states_.data();
     state.axis_name = axis_name;
-    auto run = [&](core_state& core) {
+    state.schedule = tpu::get_dma_schedule();
+    // Every core's state is set up before any core runs, since cores read each other's
+    // (semaphores, copies in flight, deadlock state). The workers are idle here.
+    for (int c = 0; c < num_cores; ++c) {
+      core_state& core = *core_states_[static_cast<std::size_t>(c)];
       core.vmem.reset(chip.vmem_capacity_bytes);
       core.smem.reset(chip.smem_capacity_bytes);
       core.semaphores.reset(core_state::semaphore_arena_bytes);
       core.dma_queue.clear();
-      core.launch = &state;
+      core.copy_count = 0;
+      core.random_state = state.schedule.seed * 0x2545f4914f6cdd1dull + static_cast<std::uint64_t>(core.index) + 1;
+      core.checked.reset(core.index,
+                         memory_map{core.vmem.base(), core.vmem.capacity(), core.smem.base(), core.smem.capacity()},
+                         core.semaphores.base(), core_state::semaphore_arena_bytes);
+      core.state.store(run_state::running, std::memory_order_relaxed);
+      core.acked.store(0, std::memory_order_relaxed);
+      core.wait_cell.store(nullptr, std::memory_order_relaxed);
+      core.semaphores_allocated.store(0, std::memory_order_relaxed);
       core.grid = nullptr;
+      core.launch = &state;
+    }
+    auto run = [&](core_state& core) {
       current_core = &core;
+      if constexpr (checked_mode) current_access_checker = &core.checked;
       core_error_context where(core.index);
       scoped_error_context push(where);
       try {
@@ -5775,8 +6694,10 @@ class device {
       } catch (...) {
         state.fail_with(std::current_exception());
       }
+      core.state.store(run_state::finished, std::memory_order_seq_cst);
+      state.generation.fetch_add(1, std::memory_order_seq_cst);
+      current_access_checker = nullptr;
       current_core = nullptr;
-      core.launch = nullptr;
     };
     job_ = std::function<void(core_state&)>(std::ref(run));
     spin_.store(spinning_pays(num_cores + 1), std::memory_order_relaxed);
@@ -5787,7 +6708,9 @@ class device {
     }
     for (int left = num_cores; left != 0;) left = wait_for_change(pending_, left, spin_.load(std::memory_order_relaxed));
     job_ = nullptr;
+    for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)]->launch = nullptr;
     if (state.first_error) std::rethrow_exception(state.first_error);
+    if constexpr (checked_mode) check_semaphores_zero(state);
   }
 
   /// Cores started so far.
@@ -5887,6 +6810,7 @@ inline index_t num_programs(int axis) {
 // std::tuple of Arrays.
 
 #include <cstdint>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -6113,14 +7037,19 @@ void poison(Array<T, D...>& a) {
 template <class S>
 inline constexpr bool is_semaphore_scratch = requires { S::is_semaphore; };
 
-/// The end of a core's body: copies still queued move now; in checked mode a copy that was
-/// started and never waited is an error.
+/// The end of a core's body. Checked mode: a copy started and never waited is an error
+/// (pallas::leak_error naming the copy, where it started, and the core). Copies still
+/// queued move now (unchecked mode, and copies the checked registry does not track).
 inline void finish_core(core_state& core) {
+  if constexpr (checked_mode) {
+    std::string const left = core.checked.unwaited();
+    if (!left.empty()) fail<leak_error>("pallas::kernel: copies were started and never waited: ", left);
+  }
   std::size_t const unwaited = core.dma_queue.size();
   for (auto const& task : core.dma_queue) task.run();
   core.dma_queue.clear();
   if (checked_mode && unwaited != 0)
-    fail("pallas::kernel: ", unwaited, " copies were started and never waited");
+    fail<leak_error>("pallas::kernel: ", unwaited, " copies were started and never waited");
 }
 
 template <class T>
@@ -6233,6 +7162,15 @@ constexpr auto kernel(Options const&... options) {
 // another core's: `core_index`), DMA ones by copies (they count bytes), BARRIER ones by
 // barriers. Scratch types: `pltpu::SemaphoreType::DMA<>` (one) and
 // `pltpu::SemaphoreType::DMA<2>` (an array; pick one with `.at(i)`).
+//
+//   pl::semaphore_signal(sem, inc = 1, core_index = -1)   add inc (on core core_index)
+//   pl::semaphore_wait(sem, value = 1)                    block until >= value, subtract
+//   pl::semaphore_read(sem)                               the count
+//
+// A semaphore has the same id on every core (every core allocates the same sequence of
+// scratch and run_scoped semaphores). Checked mode: a semaphore must be zero when the
+// kernel (or its run_scoped) ends; signaling a core that has not allocated the semaphore
+// (yet) is an error; a wait nothing can satisfy any more is a pallas::deadlock_error.
 
 #include <atomic>
 #include <chrono>
@@ -6241,6 +7179,179 @@ constexpr auto kernel(Options const&... options) {
 #include <thread>
 #include <type_traits>
 
+// ---- begin pallas/detail/dma_engine.hpp ----
+// The DMA engine: started copies are queued on the issuing core and move their bytes no
+// later than the wait that needs them, on that core (measured fastest on CPUs: the block
+// stays in the core's cache). The schedule (tpu/dma_schedule.hpp) decides when else they
+// may move: at start (eager), or in a seeded random order.
+//
+// Internal API, also used by emit_pipeline:
+//   issue_copy(core, task, where)          start a copy (applies the schedule)
+//   run_task(core, task, where)            move a copy's bytes now and signal its semaphore
+//   run_queued_copy_for(core, cell)        move one queued copy that signals `cell`
+//   wait_on_semaphore(core, cell, value, who[, where])
+//                                          block until `cell` >= value, then subtract it
+//   check_copy_conflicts(core, src, dst, who)   checked mode: a copy against copies in flight
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <thread>
+
+
+namespace pallas::detail {
+
+/// Moves a copy's bytes now and signals its semaphore (checked mode: verifies and records
+/// the move of a tracked copy).
+inline void run_task(core_state& core, dma_task const& task, place where = {}) {
+  if constexpr (checked_mode) {
+    if (task.tracked) core.checked.before_move(task.id, where);
+  }
+  task.move_bytes();
+  if constexpr (checked_mode) {
+    if (task.tracked) core.checked.after_move(task.id);
+  }
+  task.signal();
+}
+
+/// Runs the calling core's queued copy at position k.
+inline void run_queued_at(core_state& core, std::size_t k, place where) {
+  auto& q = core.dma_queue;
+  dma_task const task = q[k];
+  q.erase(q.begin() + static_cast<std::ptrdiff_t>(k));
+  run_task(core, task, where);
+}
+
+/// Runs one of the calling core's queued copies that signal `cell` (the oldest, or a random
+/// one in the random schedule); false if there is none.
+inline bool run_queued_copy_for(core_state& core, std::atomic<std::int32_t>* cell, place where = {}) {
+  auto& q = core.dma_queue;
+  bool const random = core.launch->schedule.mode == tpu::dma_execution_mode::random;
+  std::size_t matches = 0, first = q.size();
+  for (std::size_t k = 0; k < q.size(); ++k)
+    if (q[k].semaphore == cell) {
+      if (matches++ == 0) first = k;
+      if (!random) break;
+    }
+  if (matches == 0) return false;
+  if (random && matches > 1) {
+    std::size_t pick = static_cast<std::size_t>(next_random(core) % matches);
+    for (std::size_t k = first; k < q.size(); ++k)
+      if (q[k].semaphore == cell && pick-- == 0) {
+        run_queued_at(core, k, where);
+        return true;
+      }
+  }
+  run_queued_at(core, first, where);
+  return true;
+}
+
+/// Random schedule: sometimes completes an unrelated queued copy early.
+inline void maybe_complete_early(core_state& core, place where) {
+  if (core.launch->schedule.mode != tpu::dma_execution_mode::random || core.dma_queue.empty()) return;
+  std::uint64_t const r = next_random(core);
+  if ((r & 3) != 0) return;
+  run_queued_at(core, static_cast<std::size_t>((r >> 2) % core.dma_queue.size()), where);
+}
+
+/// Blocks until `cell` holds at least `value`, then subtracts it. Runs the core's own
+/// queued copies that signal it first; polls the launch's abort flag while blocked;
+/// reports a deadlock (pallas::deadlock_error) instead of hanging. In checked mode the
+/// wait retires the copies whose bytes it consumed.
+inline void wait_on_semaphore(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value, char const* who,
+                              place where = {}) {
+  if (value < 0) fail("pallas::", who, ": cannot wait for a negative value ", value);
+  launch_state& launch = *core.launch;
+  if (launch.schedule.mode == tpu::dma_execution_mode::random) {
+    perturb(core);
+    maybe_complete_early(core, where);
+  }
+  bool const spin = spinning_pays(launch.num_cores);
+  wait_registration blocked(core);
+  for (int k = 0;; ++k) {
+    std::int32_t cur = cell.load(std::memory_order_acquire);
+    if (cur >= value) {
+      blocked.leave();
+      if (cell.compare_exchange_weak(cur, cur - value, std::memory_order_acq_rel)) {
+        if constexpr (checked_mode) core.checked.waited(&cell, value, who, where);
+        return;
+      }
+      continue;
+    }
+    if (run_queued_copy_for(core, &cell, where)) {  // never while registered: the queue
+      k = 0;                                        // held none for `cell` then
+      continue;
+    }
+    launch.check_aborted();
+    if (k < 2048 && spin) {
+      cpu_relax();
+    } else if (k < 4096) {
+      std::this_thread::yield();
+    } else {
+      blocked.enter(&cell, value, who, where);
+      blocked.poll([&] { return cell.load(std::memory_order_acquire) < value; });
+      std::this_thread::sleep_for(std::chrono::microseconds(k < 8192 ? 10 : 100));
+    }
+  }
+}
+
+/// Starts a copy: queues it, or moves it now when the schedule says so.
+inline void issue_copy(core_state& core, dma_task const& task, place where = {}) {
+  auto const mode = core.launch->schedule.mode;
+  if (mode == tpu::dma_execution_mode::eager) {
+    run_task(core, task, where);
+    return;
+  }
+  if (mode == tpu::dma_execution_mode::random) {
+    perturb(core);
+    if ((next_random(core) & 3) == 0) {
+      run_task(core, task, where);
+      return;
+    }
+  }
+  core.dma_queue.push_back(task);
+}
+
+/// Whether the next issue_copy on this core will move the copy at once (checked mode
+/// does not poison the destination of such a copy). Consumes no random number.
+inline bool schedule_is_eager(core_state& core) noexcept {
+  return core.launch->schedule.mode == tpu::dma_execution_mode::eager;
+}
+
+/// Checked mode: a copy (or sync_copy) reading `src` and writing `dst` must not touch the
+/// destination, nor write the source, of a copy in flight: on this core, and for HBM, on
+/// every core. `who` names the new copy in the message.
+inline void check_copy_conflicts(core_state& core, region const& src, region const& dst, std::string const& who) {
+  std::string hit = core.checked.conflict(&src, &dst);
+  if (hit.empty()) {
+    bool const src_hbm = !src.empty() && !core.checked.memory.is_local(src.lo);
+    bool const dst_hbm = !dst.empty() && !core.checked.memory.is_local(dst.lo);
+    if (src_hbm || dst_hbm) {
+      launch_state const& launch = *core.launch;
+      for (int c = 0; c < launch.num_cores && hit.empty(); ++c) {
+        core_state const& other = *launch.cores[c];
+        if (&other == &core || other.checked.in_flight.load(std::memory_order_relaxed) == 0) continue;
+        hit = other.checked.conflict(src_hbm ? &src : nullptr, dst_hbm ? &dst : nullptr);
+      }
+    }
+  }
+  if (!hit.empty()) fail<race_error>("pallas::race: ", who, ' ', hit, ", before that copy's wait");
+}
+
+/// "the copy's" source and destination regions overlap (identical views excepted).
+inline bool regions_overlap_unequal(region const& a, region const& b) noexcept {
+  bool const same = a.base == b.base && a.run == b.run && a.rank == b.rank && [&] {
+    for (int d = 0; d < a.rank; ++d)
+      if (a.extents[d] != b.extents[d] || a.strides[d] != b.strides[d]) return false;
+    return true;
+  }();
+  return !same && a.intersects(b);
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/dma_engine.hpp ----
 
 namespace pallas::tpu {
 
@@ -6266,12 +7377,20 @@ struct semaphore_buffer {
   static constexpr bool is_semaphore = true;
   static constexpr index_t count = (index_t{1} * ... * Dims);
 
+  static constexpr char const* kind_name() noexcept {
+    return Kind == semaphore_kind::regular ? "REGULAR" : Kind == semaphore_kind::dma ? "DMA" : "BARRIER";
+  }
+
   /// Fresh zeroed semaphores. Every core allocates in the same order, so a semaphore has
   /// the same offset, its id, on every core.
   static ref_type allocate(pallas::detail::core_state& core) {
     std::byte* p = core.semaphores.allocate(count * static_cast<std::int64_t>(sizeof(semaphore<Kind>)),
                                             "semaphores");
     auto* first = new (p) semaphore<Kind>[static_cast<std::size_t>(count)];
+    if constexpr (checked_mode)
+      core.checked.add_semaphores(p - core.semaphores.base(), count,
+                                  static_cast<std::int64_t>(sizeof(semaphore<Kind>)), kind_name());
+    core.semaphores_allocated.store(core.semaphores.used(), std::memory_order_release);
     return ref_type(first, shape_type{});
   }
 };
@@ -6306,48 +7425,19 @@ tpu::semaphore<K>* semaphore_on_core(core_state& me, tpu::semaphore<K>* mine, in
     fail<index_error>("pallas::semaphore_signal: core_index ", core_index, " is out of range for ",
                       me.launch->num_cores, " cores");
   auto const offset = reinterpret_cast<std::byte*>(mine) - me.semaphores.base();
+  if (offset < 0 || offset >= me.semaphores.capacity())
+    fail("pallas::semaphore_signal: only semaphores of a kernel's scratch or of run_scoped can be signaled on "
+         "another core");
   core_state& other = *me.launch->cores[core_index];
+  if constexpr (checked_mode) {
+    auto const allocated = other.semaphores_allocated.load(std::memory_order_acquire);
+    if (offset + static_cast<std::ptrdiff_t>(sizeof(tpu::semaphore<K>)) > allocated)
+      fail("pallas::semaphore_signal: core ", core_index, " has not allocated ",
+           me.checked.semaphore_name(mine),
+           " (now); every core must allocate the same semaphores (scratch, then run_scoped) before "
+           "others signal them");
+  }
   return std::launder(reinterpret_cast<tpu::semaphore<K>*>(other.semaphores.base() + offset));
-}
-
-/// Runs the calling core's oldest queued copy that signals `cell`; false if there is none.
-inline bool run_queued_copy_for(core_state& core, std::atomic<std::int32_t>* cell) {
-  auto& q = core.dma_queue;
-  for (std::size_t k = 0; k < q.size(); ++k) {
-    if (q[k].semaphore == cell) {
-      dma_task const task = q[k];
-      q.erase(q.begin() + static_cast<std::ptrdiff_t>(k));
-      task.run();
-      return true;
-    }
-  }
-  return false;
-}
-
-/// Blocks until `cell` holds at least `value`, then subtracts it. Runs the core's own
-/// queued copies that signal it first; polls the launch's abort flag while blocked.
-inline void wait_on_semaphore(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value,
-                              char const* who) {
-  if (value < 0) fail("pallas::", who, ": cannot wait for a negative value ", value);
-  bool const spin = spinning_pays(core.launch->num_cores);
-  for (int k = 0;; ++k) {
-    std::int32_t cur = cell.load(std::memory_order_acquire);
-    if (cur >= value) {
-      if (cell.compare_exchange_weak(cur, cur - value, std::memory_order_acq_rel)) return;
-      continue;
-    }
-    if (run_queued_copy_for(core, &cell)) {
-      k = 0;
-      continue;
-    }
-    core.launch->check_aborted();
-    if (k < 2048 && spin)
-      cpu_relax();
-    else if (k < 4096)
-      std::this_thread::yield();
-    else
-      std::this_thread::sleep_for(std::chrono::microseconds(k < 8192 ? 10 : 100));
-  }
 }
 
 }  // namespace detail
@@ -6359,21 +7449,33 @@ concept SemaphoreRef = detail::is_semaphore_ref<std::remove_cvref_t<T>>::value;
 /// `pl.semaphore_signal(sem, inc, core_index=...)`: adds `inc` to the semaphore, on this
 /// core or, with core_index >= 0, on that core.
 template <SemaphoreRef S>
-void semaphore_signal(S const& sem, index_t inc = 1, index_t core_index = -1) {
+void semaphore_signal(S const& sem, index_t inc = 1, index_t core_index = -1,
+                      detail::place where = detail::place::here()) {
   static_assert(S::rank() == 0, "pallas::semaphore_signal: the semaphore must be ()-shaped; pick one with .at(i)");
   auto& core = detail::this_core("semaphore_signal");
   core.launch->check_aborted();
+  detail::perturb(core);
   auto* target = core_index < 0 ? sem.data() : detail::semaphore_on_core(core, sem.data(), core_index);
-  if (inc < 0 || inc > INT32_MAX) detail::fail("pallas::semaphore_signal: increment ", inc, " is not a non-negative int32");
-  target->count.fetch_add(static_cast<std::int32_t>(inc), std::memory_order_acq_rel);
+  if (inc < 0 || inc > INT32_MAX)
+    detail::fail("pallas::semaphore_signal: increment ", inc, " is not a non-negative int32 (",
+                 where.file_name(), ':', where.line, ')');
+  std::int32_t const old = target->count.fetch_add(static_cast<std::int32_t>(inc), std::memory_order_acq_rel);
+  if constexpr (checked_mode) {
+    if (old > INT32_MAX - static_cast<std::int32_t>(inc))
+      detail::fail("pallas::semaphore_signal: ", core.checked.semaphore_name(sem.data()), " overflows int32 (",
+                   old, " + ", inc, ") at ", where.file_name(), ':', where.line);
+  }
 }
 
 /// `pl.semaphore_wait(sem, value)`: blocks until the count is >= value, then subtracts it.
 template <SemaphoreRef S>
-void semaphore_wait(S const& sem, index_t value = 1) {
+void semaphore_wait(S const& sem, index_t value = 1, detail::place where = detail::place::here()) {
   static_assert(S::rank() == 0, "pallas::semaphore_wait: the semaphore must be ()-shaped; pick one with .at(i)");
   auto& core = detail::this_core("semaphore_wait");
-  detail::wait_on_semaphore(core, sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait");
+  if (value < 0 || value > INT32_MAX)
+    detail::fail("pallas::semaphore_wait: value ", value, " is not a non-negative int32 (", where.file_name(), ':',
+                 where.line, ')');
+  detail::wait_on_semaphore(core, sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait", where);
 }
 
 /// `pl.semaphore_read(sem)`: the current count.
@@ -6388,7 +7490,8 @@ std::int32_t semaphore_read(S const& sem) {
 // ---- begin pallas/tpu/sync_copy.hpp ----
 // pltpu::sync_copy(src, dst): a blocking DMA between refs in any memory spaces (HBM, VMEM,
 // SMEM) and their `.at(...)` views. Shapes and dtypes must agree: statically where the
-// types know them, at run time otherwise.
+// types know them, at run time otherwise. In checked mode it must not read the destination,
+// nor write the source or destination, of an async copy in flight (pallas::race_error).
 
 #include <type_traits>
 
@@ -6505,11 +7608,25 @@ namespace tpu {
 
 /// `pltpu.sync_copy(src, dst)`: copies src into dst and returns when the copy is complete.
 template <class Src, class Dst>
-void sync_copy(Src const& src, Dst const& dst) {
+void sync_copy(Src const& src, Dst const& dst, pallas::detail::place where = pallas::detail::place::here()) {
   if constexpr (pallas::detail::check_copy_types<Src, Dst>("sync_copy")) {
     auto& core = pallas::detail::this_core("sync_copy");
     core.launch->check_aborted();
     pallas::detail::check_copy_extents(src, dst, "sync_copy");
+    if constexpr (checked_mode) {
+      if (core.checked.in_flight.load(std::memory_order_relaxed) != 0 || core.launch->num_cores > 1) {
+        auto const s = pallas::detail::region_of(src), d = pallas::detail::region_of(dst);
+        pallas::detail::check_copy_conflicts(
+            core, s, d,
+            pallas::detail::str("sync_copy from ", core.checked.memory.address(s.lo), " to ",
+                                core.checked.memory.address(d.lo), " at ", where.file_name(), ':', where.line));
+      }
+    } else {
+      (void)where;
+    }
+    if (static_cast<void const*>(src.data()) == static_cast<void const*>(dst.data()) &&
+        src.strides() == dst.strides())
+      return;  // a copy onto itself
     pallas::detail::copy_elements(src, dst);
   }
 }
@@ -6521,13 +7638,21 @@ void sync_copy(Src const& src, Dst const& dst) {
 // Asynchronous copies: `pltpu::make_async_copy(src, dst, sem)` makes a descriptor whose
 // start() issues the copy and whose wait() blocks until the DMA semaphore holds the
 // descriptor's byte count, then subtracts it. Several copies may share one semaphore; a
-// descriptor made only to wait (for a copy started elsewhere) works.
+// descriptor made only to wait (for a copy started elsewhere, same byte count) works.
+// `pltpu::async_copy(src, dst, sem)` is make_async_copy(...) followed by start().
 //
-// The engine: a started copy is queued on the issuing core and its bytes move no later
-// than the wait that needs them, on that core (measured fastest on CPUs: the block stays
-// in the core's cache). Reading the destination or writing the source before wait() is a
-// race, as on hardware.
+// The engine (detail/dma_engine.hpp): a started copy is queued on the issuing core and its
+// bytes move no later than the wait that needs them; pltpu::set_dma_schedule moves them
+// earlier or in a seeded random order. Reading the destination, or writing the source,
+// before wait() is a race, as on hardware: checked mode reports it (pallas::race_error)
+// naming the copy, where it started and the access. Checked mode also poisons the
+// destination at start() (reads before the wait see NaN / INT_MIN), snapshots the source
+// (a write to it before the wait is reported when the copy retires), and reports copies
+// started and never waited when the kernel ends.
 
+#include <cstdint>
+#include <cstring>
+#include <string>
 #include <type_traits>
 
 
@@ -6536,29 +7661,39 @@ namespace pallas::tpu {
 template <class Src, class Dst, class Sem>
 class async_copy_descriptor {
  public:
+  using value_type = typename Src::value_type;
+
   async_copy_descriptor(Src src, Dst dst, Sem sem) : src_(src), dst_(dst), sem_(sem) {
     pallas::detail::check_copy_extents(src_, dst_, "make_async_copy");
   }
 
-  /// Issues the copy.
-  void start() const {
+  /// Issues the copy (`.start()`).
+  void start(pallas::detail::place where = pallas::detail::place::here()) const {
     auto& core = pallas::detail::this_core("async_copy.start");
     core.launch->check_aborted();
     auto task = pallas::detail::dma_task::make(src_, dst_);
     task.semaphore = &sem_.data()->count;
-    task.id = next_id(core);
-    core.dma_queue.push_back(task);
+    ++core.copy_count;
+    if constexpr (checked_mode) {
+      register_copy(core, task, where);
+    } else {
+      task.id = core.copy_count;
+    }
+    pallas::detail::issue_copy(core, task, where);
   }
 
-  /// Blocks until the semaphore holds this copy's byte count, then subtracts it.
-  void wait() const {
+  /// Blocks until the semaphore holds this copy's byte count, then subtracts it (`.wait()`).
+  void wait(pallas::detail::place where = pallas::detail::place::here()) const {
     auto& core = pallas::detail::this_core("async_copy.wait");
-    pallas::detail::wait_on_semaphore(core, sem_.data()->count, bytes(), "async_copy.wait");
+    pallas::detail::wait_on_semaphore(core, sem_.data()->count, bytes(), "async_copy.wait", where);
   }
 
-  /// The bytes this descriptor's wait() consumes.
-  std::int32_t bytes() const noexcept {
-    return static_cast<std::int32_t>(dst_.size() * static_cast<index_t>(sizeof(typename Dst::value_type)));
+  /// The bytes this descriptor's wait() consumes (prod(shape) x itemsize).
+  std::int32_t bytes() const {
+    index_t const total = dst_.size() * static_cast<index_t>(sizeof(value_type));
+    if (total > INT32_MAX)
+      pallas::detail::fail("pallas::make_async_copy: a DMA moves at most 2^31-1 bytes, this one ", total);
+    return static_cast<std::int32_t>(total);
   }
 
   Src const& src() const noexcept { return src_; }
@@ -6566,8 +7701,58 @@ class async_copy_descriptor {
   Sem const& semaphore() const noexcept { return sem_; }
 
  private:
-  static std::uint64_t next_id(pallas::detail::core_state& core) {
-    return core.dma_queue.empty() ? 1 : core.dma_queue.back().id + 1;
+  /// Checked mode: the copy must not race with copies in flight; its source is hashed and
+  /// its destination poisoned until its bytes move.
+  void register_copy(pallas::detail::core_state& core, pallas::detail::dma_task& task,
+                     pallas::detail::place where) const {
+    namespace d = pallas::detail;
+    d::copy_record rec;
+    rec.id = core.checked.next_copy_id;
+    rec.src = task.src_region();
+    rec.dst = task.dst_region();
+    rec.src_space = Src::space;
+    rec.dst_space = Dst::space;
+    rec.dtype = dtype_traits<value_type>::name;
+    rec.rank = task.rank;
+    for (int r = 0; r < task.rank; ++r) rec.extents[r] = task.extents[r];
+    rec.semaphore = task.semaphore;
+    rec.bytes = task.bytes;
+    rec.started = where;
+    rec.element_bytes = static_cast<std::int64_t>(sizeof(value_type));
+    auto const describe_new = [&] { return core.checked.describe(rec); };
+    if (d::regions_overlap_unequal(rec.src, rec.dst))
+      d::fail<race_error>("pallas::make_async_copy: the source and destination of ", describe_new(), " overlap");
+    d::check_copy_conflicts(core, rec.src, rec.dst, describe_new());
+    rec.src_hash = d::hash_region(rec.src);
+    rec.check_src_hash = !rec.src.intersects(rec.dst);  // a copy onto itself changes its source
+    if (!d::schedule_is_eager(core) && task.bytes != 0 && !rec.src.intersects(rec.dst)) {
+      value_type const poison = dtype_traits<value_type>::poison();
+      std::memcpy(rec.poison, &poison, sizeof(value_type));
+      poison_destination(poison);
+      rec.poisoned_dst = true;
+    }
+    task.id = core.checked.add_copy(rec);
+    task.tracked = true;
+  }
+
+  void poison_destination(value_type poison) const {
+    constexpr std::size_t rank = Dst::rank();
+    if constexpr (rank == 0) {
+      *dst_.data() = poison;
+    } else {
+      index_t ix[rank]{};
+      for (;;) {
+        index_t off = 0;
+        for (std::size_t d = 0; d < rank; ++d) off += ix[d] * dst_.stride(d);
+        dst_.data()[off] = poison;
+        std::size_t d = rank;
+        while (d-- > 0) {
+          if (++ix[d] < dst_.extent(d)) break;
+          ix[d] = 0;
+        }
+        if (d == static_cast<std::size_t>(-1)) return;
+      }
+    }
   }
 
   Src src_;
@@ -6589,14 +7774,194 @@ auto make_async_copy(Src const& src, Dst const& dst, Sem const& sem) {
 
 /// `pltpu.async_copy(src, dst, sem)`: make_async_copy(...).start(); returns the descriptor.
 template <AnyRef Src, AnyRef Dst, SemaphoreRef Sem>
-auto async_copy(Src const& src, Dst const& dst, Sem const& sem) {
+auto async_copy(Src const& src, Dst const& dst, Sem const& sem,
+                pallas::detail::place where = pallas::detail::place::here()) {
   auto copy = make_async_copy(src, dst, sem);
-  copy.start();
+  copy.start(where);
   return copy;
 }
 
 }  // namespace pallas::tpu
 // ---- end pallas/tpu/async_copy.hpp ----
+// ---- begin pallas/tpu/core_barrier.hpp ----
+// Synchronising the cores of a device.
+//
+//   pltpu::core_barrier<"core">(sem);              // pltpu.core_barrier(sem, core_axis_name="core")
+//   pltpu::run_on_first_core<"core">([&] { ... }); // @pltpu.run_on_first_core("core")
+//
+// core_barrier signals the same semaphore on every other core of the axis (core_index=i),
+// then waits for num_cores - 1: no core leaves the barrier before every core entered it.
+// One semaphore serves any number of consecutive barriers. It must be a ()-shaped REGULAR
+// or BARRIER semaphore (a DMA semaphore counts bytes of copies).
+
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas::tpu {
+
+/// `pltpu.core_barrier(sem, core_axis_name=AxisName)`.
+template <fixed_string AxisName, SemaphoreRef S>
+void core_barrier(S const& sem, pallas::detail::place where = pallas::detail::place::here()) {
+  static_assert(S::rank() == 0, "pallas::core_barrier: the semaphore must be ()-shaped; pick one with .at(i)");
+  static_assert(!std::is_same_v<typename S::value_type, semaphore<semaphore_kind::dma>>,
+                "pallas::core_barrier: the semaphore must be a REGULAR or BARRIER semaphore, not a DMA one");
+  index_t const n = axis_size<AxisName>();
+  index_t const me = axis_index<AxisName>();
+  for (index_t i = 0; i < n; ++i)
+    if (i != me) semaphore_signal(sem, 1, i, where);
+  auto& core = pallas::detail::this_core("core_barrier");
+  pallas::detail::wait_on_semaphore(core, sem.data()->count, static_cast<std::int32_t>(n - 1), "core_barrier", where);
+}
+
+/// `@pltpu.run_on_first_core(AxisName)`: calls f() on core 0 of the axis only.
+template <fixed_string AxisName, class F>
+void run_on_first_core(F&& f) {
+  static_assert(std::is_invocable_v<F>, "pallas::run_on_first_core: f must be callable with no arguments");
+  if (axis_index<AxisName>() == 0) std::forward<F>(f)();
+}
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/core_barrier.hpp ----
+// ---- begin pallas/run_scoped.hpp ----
+// pl::run_scoped: buffers and semaphores for the extent of a function, per core.
+//
+//   float total = pl::run_scoped(
+//       [&](auto buf, auto sem) { ...; return x; },
+//       pltpu::VMEM<float, 8, 128>{}, pltpu::SemaphoreType::DMA<>{});
+//   pl::run_scoped<pltpu::SMEM<std::int32_t, 4>>([&](auto s) { ... });   // types as template args
+//
+// `pl.run_scoped(f, *types)`: each type (pltpu::VMEM<...>, pltpu::SMEM<...>,
+// pltpu::SemaphoreType::X<...>) is allocated from the calling core's memory, f is called
+// with one ref per type, and the memory is released when f returns or throws, stack-like,
+// so run_scoped nests. Returns f's result. Buffers start poisoned in checked mode (NaN,
+// INT_MIN); semaphores start at zero. Every core must run the same run_scopeds in the same
+// order for a semaphore to have the same id on every core. Checked mode: a semaphore not
+// zero, or a copy in flight that touches the scope's memory, when f returns is an error.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas {
+
+namespace detail {
+
+/// The calling core's allocation marks; releases them when destroyed.
+class scoped_allocation {
+ public:
+  explicit scoped_allocation(core_state& core)
+      : core_(core), vmem_(core.vmem.mark()), smem_(core.smem.mark()), sems_(core.semaphores.mark()),
+        origin_(core.checked.allocation_origin) {
+    core.checked.allocation_origin = "run_scoped";
+  }
+  ~scoped_allocation() { release(); }
+  scoped_allocation(scoped_allocation const&) = delete;
+  scoped_allocation& operator=(scoped_allocation const&) = delete;
+
+  /// Allocation is over: later allocations (nested scopes) are theirs, not ours.
+  void allocated() noexcept { core_.checked.allocation_origin = origin_; }
+
+  /// Checked mode, on the normal exit: nothing may outlive the scope.
+  void check_exit() const {
+    if constexpr (checked_mode) {
+      auto& c = core_.checked;
+      std::string const flying = c.in_flight_within(core_.vmem.base() + vmem_, core_.vmem.base() + core_.vmem.used()) +
+                                 c.in_flight_within(core_.smem.base() + smem_, core_.smem.base() + core_.smem.used()) +
+                                 c.in_flight_within(core_.semaphores.base() + sems_,
+                                                    core_.semaphores.base() + core_.semaphores.used());
+      if (!flying.empty())
+        fail<leak_error>("pallas::run_scoped: copies into or out of the scope's buffers, or signaling its "
+                         "semaphores, are still in flight when the scope ends: ",
+                         flying);
+      std::string found;
+      {
+        std::lock_guard lock(c.mutex);
+        for (auto const& blk : c.semaphores) {
+          if (blk.offset < sems_) continue;
+          for (std::int64_t k = 0; k < blk.count; ++k) {
+            void const* cell = core_.semaphores.base() + blk.offset + k * blk.element_bytes;
+            std::int32_t const v = read_cell(cell);
+            if (v != 0)
+              found += (found.empty() ? "" : "; ") + c.semaphore_name_locked(cell) + " holds " + std::to_string(v);
+          }
+        }
+      }
+      if (!found.empty())
+        fail<leak_error>("pallas::run_scoped: every semaphore must be zero when its scope ends, but ", found);
+    }
+  }
+
+ private:
+  void release() noexcept {
+    core_.checked.allocation_origin = origin_;
+    if constexpr (checked_mode) core_.checked.drop_semaphores_from(sems_);
+    core_.semaphores.release(sems_);
+    core_.semaphores_allocated.store(sems_, std::memory_order_release);
+    core_.smem.release(smem_);
+    core_.vmem.release(vmem_);
+  }
+
+  core_state& core_;
+  std::int64_t vmem_, smem_, sems_;
+  char const* origin_;
+};
+
+template <class T>
+inline constexpr bool is_scoped_type = ScratchType<T>;
+
+template <class... Types>
+constexpr bool check_scoped_types() {
+  static_assert((is_scoped_type<Types> && ...),
+                "pallas::run_scoped: every type must be a pltpu::VMEM<T, dims...>, pltpu::SMEM<T, dims...> or "
+                "pltpu::SemaphoreType::REGULAR/DMA/BARRIER<dims...>");
+  return (is_scoped_type<Types> && ...);
+}
+
+template <class... Types, class F>
+decltype(auto) run_scoped_impl(F&& f) {
+  if constexpr (check_scoped_types<Types...>()) {
+    static_assert(std::is_invocable_v<F, typename Types::ref_type...>,
+                  "pallas::run_scoped: f must take one ref per scoped type, in order");
+    if constexpr (std::is_invocable_v<F, typename Types::ref_type...>) {
+      using result = std::invoke_result_t<F, typename Types::ref_type...>;
+      auto& core = this_core("run_scoped");
+      scoped_allocation scope(core);
+      std::tuple<typename Types::ref_type...> refs{Types::allocate(core)...};  // in order
+      scope.allocated();
+      if constexpr (std::is_void_v<result>) {
+        std::apply(std::forward<F>(f), refs);
+        scope.check_exit();
+      } else {
+        result r = std::apply(std::forward<F>(f), refs);
+        scope.check_exit();
+        return r;
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+/// `pl.run_scoped(f, *types)`: `pl::run_scoped(f, pltpu::VMEM<float, 8, 128>{}, ...)`.
+template <class F, class... Types>
+decltype(auto) run_scoped(F&& f, Types const&...) {
+  return detail::run_scoped_impl<Types...>(std::forward<F>(f));
+}
+
+/// The same with the types as template arguments: `pl::run_scoped<pltpu::VMEM<...>>(f)`.
+template <class T0, class... Types, class F>
+decltype(auto) run_scoped(F&& f) {
+  return detail::run_scoped_impl<T0, Types...>(std::forward<F>(f));
+}
+
+}  // namespace pallas
+// ---- end pallas/run_scoped.hpp ----
 // ---- begin pallas/grid.hpp ----
 // pl::grid: the iteration space of a pipeline or pallas_call. Static extents are template
 // arguments (`pl::grid<4, 8>`); run-time ones are pl::dyn and given as values

@@ -1,12 +1,14 @@
 #pragma once
 // One started copy, type-erased: what a DMA engine queue holds. The bytes move when the
-// task runs; then its DMA semaphore is signaled with the copy's byte count.
+// task runs; then its DMA semaphore is signaled with the copy's byte count. The engine
+// that runs tasks is dma_engine.hpp.
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 
+#include <pallas/detail/checked_access.hpp>
 #include <pallas/error.hpp>
 #include <pallas/ref.hpp>
 #include <pallas/shape.hpp>
@@ -26,6 +28,7 @@ struct dma_task {
   std::atomic<std::int32_t>* semaphore = nullptr;  // signaled with `bytes` when done
   std::int32_t bytes = 0;
   std::uint64_t id = 0;  // per core, in start order
+  bool tracked = false;  // checked mode: registered in the core's copies in flight (id)
 
   /// A task copying src into dst (shapes already checked equal).
   template <AnyRef Src, AnyRef Dst>
@@ -48,9 +51,22 @@ struct dma_task {
     return t;
   }
 
+  /// The bytes the copy reads and writes.
+  region src_region() const noexcept {
+    return region::strided(src, rank, extents, src_strides, static_cast<std::int64_t>(element_bytes));
+  }
+  region dst_region() const noexcept {
+    return region::strided(dst, rank, extents, dst_strides, static_cast<std::int64_t>(element_bytes));
+  }
+
   /// Moves the bytes (without signaling).
   void move_bytes() const {
     if (bytes == 0) return;
+    if (src == dst) {  // a copy onto itself (identical views) changes nothing
+      bool same = true;
+      for (int r = 0; r < rank; ++r) same &= extents[r] <= 1 || src_strides[r] == dst_strides[r];
+      if (same) return;
+    }
     if (rank == 0) {
       std::memcpy(dst, src, element_bytes);
       return;
@@ -89,13 +105,15 @@ struct dma_task {
     }
   }
 
+  /// Adds the copy's byte count to its semaphore (the copy is complete).
+  void signal() const {
+    if (semaphore) semaphore->fetch_add(bytes, std::memory_order_acq_rel);
+  }
+
   /// Moves the bytes and signals the semaphore.
   void run() const {
     move_bytes();
-    if (semaphore) {
-      semaphore->fetch_add(bytes, std::memory_order_release);
-      semaphore->notify_all();
-    }
+    signal();
   }
 };
 

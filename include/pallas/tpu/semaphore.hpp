@@ -3,6 +3,15 @@
 // another core's: `core_index`), DMA ones by copies (they count bytes), BARRIER ones by
 // barriers. Scratch types: `pltpu::SemaphoreType::DMA<>` (one) and
 // `pltpu::SemaphoreType::DMA<2>` (an array; pick one with `.at(i)`).
+//
+//   pl::semaphore_signal(sem, inc = 1, core_index = -1)   add inc (on core core_index)
+//   pl::semaphore_wait(sem, value = 1)                    block until >= value, subtract
+//   pl::semaphore_read(sem)                               the count
+//
+// A semaphore has the same id on every core (every core allocates the same sequence of
+// scratch and run_scoped semaphores). Checked mode: a semaphore must be zero when the
+// kernel (or its run_scoped) ends; signaling a core that has not allocated the semaphore
+// (yet) is an error; a wait nothing can satisfy any more is a pallas::deadlock_error.
 
 #include <atomic>
 #include <chrono>
@@ -11,6 +20,9 @@
 #include <thread>
 #include <type_traits>
 
+#include <pallas/config.hpp>
+#include <pallas/detail/checked_access.hpp>
+#include <pallas/detail/dma_engine.hpp>
 #include <pallas/detail/spin_wait.hpp>
 #include <pallas/error.hpp>
 #include <pallas/memory_space.hpp>
@@ -42,12 +54,20 @@ struct semaphore_buffer {
   static constexpr bool is_semaphore = true;
   static constexpr index_t count = (index_t{1} * ... * Dims);
 
+  static constexpr char const* kind_name() noexcept {
+    return Kind == semaphore_kind::regular ? "REGULAR" : Kind == semaphore_kind::dma ? "DMA" : "BARRIER";
+  }
+
   /// Fresh zeroed semaphores. Every core allocates in the same order, so a semaphore has
   /// the same offset, its id, on every core.
   static ref_type allocate(pallas::detail::core_state& core) {
     std::byte* p = core.semaphores.allocate(count * static_cast<std::int64_t>(sizeof(semaphore<Kind>)),
                                             "semaphores");
     auto* first = new (p) semaphore<Kind>[static_cast<std::size_t>(count)];
+    if constexpr (checked_mode)
+      core.checked.add_semaphores(p - core.semaphores.base(), count,
+                                  static_cast<std::int64_t>(sizeof(semaphore<Kind>)), kind_name());
+    core.semaphores_allocated.store(core.semaphores.used(), std::memory_order_release);
     return ref_type(first, shape_type{});
   }
 };
@@ -82,48 +102,19 @@ tpu::semaphore<K>* semaphore_on_core(core_state& me, tpu::semaphore<K>* mine, in
     fail<index_error>("pallas::semaphore_signal: core_index ", core_index, " is out of range for ",
                       me.launch->num_cores, " cores");
   auto const offset = reinterpret_cast<std::byte*>(mine) - me.semaphores.base();
+  if (offset < 0 || offset >= me.semaphores.capacity())
+    fail("pallas::semaphore_signal: only semaphores of a kernel's scratch or of run_scoped can be signaled on "
+         "another core");
   core_state& other = *me.launch->cores[core_index];
+  if constexpr (checked_mode) {
+    auto const allocated = other.semaphores_allocated.load(std::memory_order_acquire);
+    if (offset + static_cast<std::ptrdiff_t>(sizeof(tpu::semaphore<K>)) > allocated)
+      fail("pallas::semaphore_signal: core ", core_index, " has not allocated ",
+           me.checked.semaphore_name(mine),
+           " (now); every core must allocate the same semaphores (scratch, then run_scoped) before "
+           "others signal them");
+  }
   return std::launder(reinterpret_cast<tpu::semaphore<K>*>(other.semaphores.base() + offset));
-}
-
-/// Runs the calling core's oldest queued copy that signals `cell`; false if there is none.
-inline bool run_queued_copy_for(core_state& core, std::atomic<std::int32_t>* cell) {
-  auto& q = core.dma_queue;
-  for (std::size_t k = 0; k < q.size(); ++k) {
-    if (q[k].semaphore == cell) {
-      dma_task const task = q[k];
-      q.erase(q.begin() + static_cast<std::ptrdiff_t>(k));
-      task.run();
-      return true;
-    }
-  }
-  return false;
-}
-
-/// Blocks until `cell` holds at least `value`, then subtracts it. Runs the core's own
-/// queued copies that signal it first; polls the launch's abort flag while blocked.
-inline void wait_on_semaphore(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value,
-                              char const* who) {
-  if (value < 0) fail("pallas::", who, ": cannot wait for a negative value ", value);
-  bool const spin = spinning_pays(core.launch->num_cores);
-  for (int k = 0;; ++k) {
-    std::int32_t cur = cell.load(std::memory_order_acquire);
-    if (cur >= value) {
-      if (cell.compare_exchange_weak(cur, cur - value, std::memory_order_acq_rel)) return;
-      continue;
-    }
-    if (run_queued_copy_for(core, &cell)) {
-      k = 0;
-      continue;
-    }
-    core.launch->check_aborted();
-    if (k < 2048 && spin)
-      cpu_relax();
-    else if (k < 4096)
-      std::this_thread::yield();
-    else
-      std::this_thread::sleep_for(std::chrono::microseconds(k < 8192 ? 10 : 100));
-  }
 }
 
 }  // namespace detail
@@ -135,21 +126,33 @@ concept SemaphoreRef = detail::is_semaphore_ref<std::remove_cvref_t<T>>::value;
 /// `pl.semaphore_signal(sem, inc, core_index=...)`: adds `inc` to the semaphore, on this
 /// core or, with core_index >= 0, on that core.
 template <SemaphoreRef S>
-void semaphore_signal(S const& sem, index_t inc = 1, index_t core_index = -1) {
+void semaphore_signal(S const& sem, index_t inc = 1, index_t core_index = -1,
+                      detail::place where = detail::place::here()) {
   static_assert(S::rank() == 0, "pallas::semaphore_signal: the semaphore must be ()-shaped; pick one with .at(i)");
   auto& core = detail::this_core("semaphore_signal");
   core.launch->check_aborted();
+  detail::perturb(core);
   auto* target = core_index < 0 ? sem.data() : detail::semaphore_on_core(core, sem.data(), core_index);
-  if (inc < 0 || inc > INT32_MAX) detail::fail("pallas::semaphore_signal: increment ", inc, " is not a non-negative int32");
-  target->count.fetch_add(static_cast<std::int32_t>(inc), std::memory_order_acq_rel);
+  if (inc < 0 || inc > INT32_MAX)
+    detail::fail("pallas::semaphore_signal: increment ", inc, " is not a non-negative int32 (",
+                 where.file_name(), ':', where.line, ')');
+  std::int32_t const old = target->count.fetch_add(static_cast<std::int32_t>(inc), std::memory_order_acq_rel);
+  if constexpr (checked_mode) {
+    if (old > INT32_MAX - static_cast<std::int32_t>(inc))
+      detail::fail("pallas::semaphore_signal: ", core.checked.semaphore_name(sem.data()), " overflows int32 (",
+                   old, " + ", inc, ") at ", where.file_name(), ':', where.line);
+  }
 }
 
 /// `pl.semaphore_wait(sem, value)`: blocks until the count is >= value, then subtracts it.
 template <SemaphoreRef S>
-void semaphore_wait(S const& sem, index_t value = 1) {
+void semaphore_wait(S const& sem, index_t value = 1, detail::place where = detail::place::here()) {
   static_assert(S::rank() == 0, "pallas::semaphore_wait: the semaphore must be ()-shaped; pick one with .at(i)");
   auto& core = detail::this_core("semaphore_wait");
-  detail::wait_on_semaphore(core, sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait");
+  if (value < 0 || value > INT32_MAX)
+    detail::fail("pallas::semaphore_wait: value ", value, " is not a non-negative int32 (", where.file_name(), ':',
+                 where.line, ')');
+  detail::wait_on_semaphore(core, sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait", where);
 }
 
 /// `pl.semaphore_read(sem)`: the current count.

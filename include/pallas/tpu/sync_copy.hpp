@@ -1,11 +1,15 @@
 #pragma once
 // pltpu::sync_copy(src, dst): a blocking DMA between refs in any memory spaces (HBM, VMEM,
 // SMEM) and their `.at(...)` views. Shapes and dtypes must agree: statically where the
-// types know them, at run time otherwise.
+// types know them, at run time otherwise. In checked mode it must not read the destination,
+// nor write the source or destination, of an async copy in flight (pallas::race_error).
 
 #include <type_traits>
 
+#include <pallas/config.hpp>
+#include <pallas/detail/checked_access.hpp>
 #include <pallas/detail/copy_elements.hpp>
+#include <pallas/detail/dma_engine.hpp>
 #include <pallas/error.hpp>
 #include <pallas/memory_space.hpp>
 #include <pallas/ref.hpp>
@@ -71,11 +75,25 @@ namespace tpu {
 
 /// `pltpu.sync_copy(src, dst)`: copies src into dst and returns when the copy is complete.
 template <class Src, class Dst>
-void sync_copy(Src const& src, Dst const& dst) {
+void sync_copy(Src const& src, Dst const& dst, pallas::detail::place where = pallas::detail::place::here()) {
   if constexpr (pallas::detail::check_copy_types<Src, Dst>("sync_copy")) {
     auto& core = pallas::detail::this_core("sync_copy");
     core.launch->check_aborted();
     pallas::detail::check_copy_extents(src, dst, "sync_copy");
+    if constexpr (checked_mode) {
+      if (core.checked.in_flight.load(std::memory_order_relaxed) != 0 || core.launch->num_cores > 1) {
+        auto const s = pallas::detail::region_of(src), d = pallas::detail::region_of(dst);
+        pallas::detail::check_copy_conflicts(
+            core, s, d,
+            pallas::detail::str("sync_copy from ", core.checked.memory.address(s.lo), " to ",
+                                core.checked.memory.address(d.lo), " at ", where.file_name(), ':', where.line));
+      }
+    } else {
+      (void)where;
+    }
+    if (static_cast<void const*>(src.data()) == static_cast<void const*>(dst.data()) &&
+        src.strides() == dst.strides())
+      return;  // a copy onto itself
     pallas::detail::copy_elements(src, dst);
   }
 }

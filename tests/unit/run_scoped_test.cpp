@@ -1,0 +1,187 @@
+// pl::run_scoped: per-core buffers and semaphores for the extent of f, stack-like and
+// nestable, released on return and on throw; f's result returned; checked-mode errors for
+// what outlives the scope.
+#include <pallas/pallas.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+namespace pl = pallas;
+namespace pltpu = pallas::tpu;
+using Catch::Matchers::Contains;
+
+namespace {
+
+template <int Cores, class... Scratch, class F>
+void run_on(F body) {
+  pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>, pl::scratch_types<Scratch...>)(body)();
+}
+
+template <class E = pl::error, class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (E const& e) {
+    return e.what();
+  }
+  FAIL("no error was thrown");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("run_scoped: returns f's result; buffers and semaphores work inside", "[run_scoped]") {
+  pl::Array<float, 8, 128> x;
+  for (int i = 0; i < 8 * 128; ++i) x.data()[i] = static_cast<float>(i % 17);
+  float expected = 0;
+  for (int i = 0; i < 8 * 128; ++i) expected += x.data()[i];
+  float total = -1;
+  bool ran_void = false;
+  pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", 1>>)([&](auto x_hbm) {
+    total = pl::run_scoped(
+        [&](auto buf, auto sem) {
+          pltpu::async_copy(x_hbm, buf, sem).wait();
+          float s = 0;
+          for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 128; ++j) s += buf(i, j);
+          return s;
+        },
+        pltpu::VMEM<float, 8, 128>{}, pltpu::SemaphoreType::DMA<>{});
+    pl::run_scoped([&](auto smem) { ran_void = smem(0) == INT32_MIN; }, pltpu::SMEM<std::int32_t, 4>{});
+  })(x);
+  CHECK(total == expected);
+  CHECK(ran_void);
+}
+
+TEST_CASE("run_scoped: the types may be template arguments", "[run_scoped]") {
+  int value = 0;
+  run_on<1>([&] {
+    value = pl::run_scoped<pltpu::SMEM<std::int32_t, 2>, pltpu::SemaphoreType::REGULAR<>>([](auto s, auto sem) {
+      s(0) = 20;
+      s(1) = 22;
+      pl::semaphore_signal(sem, 3);
+      pl::semaphore_wait(sem, 3);
+      return s(0) + s(1);
+    });
+  });
+  CHECK(value == 42);
+}
+
+TEST_CASE("run_scoped: allocation is stack-like, nests, and is released on return and on throw",
+          "[run_scoped]") {
+  std::vector<std::uintptr_t> addr;
+  run_on<1>([&] {
+    auto where = [](auto ref) { return reinterpret_cast<std::uintptr_t>(ref.data()); };
+    pl::run_scoped(
+        [&](auto outer) {
+          addr.push_back(where(outer));
+          pl::run_scoped([&](auto inner) { addr.push_back(where(inner)); }, pltpu::VMEM<float, 8, 128>{});
+          pl::run_scoped([&](auto inner) { addr.push_back(where(inner)); }, pltpu::VMEM<float, 8, 128>{});
+          try {
+            pl::run_scoped([&](auto inner) {
+              addr.push_back(where(inner));
+              throw std::runtime_error("inside");
+            }, pltpu::VMEM<float, 8, 128>{});
+          } catch (std::runtime_error const&) {
+          }
+          pl::run_scoped([&](auto inner) { addr.push_back(where(inner)); }, pltpu::VMEM<float, 8, 128>{});
+        },
+        pltpu::VMEM<float, 16, 128>{});
+    pl::run_scoped([&](auto again) { addr.push_back(where(again)); }, pltpu::VMEM<float, 16, 128>{});
+    // Many scopes in a loop never exhaust VMEM.
+    for (int k = 0; k < 20000; ++k) pl::run_scoped([](auto) {}, pltpu::VMEM<float, 64, 128>{});
+  });
+  REQUIRE(addr.size() == 6);
+  CHECK(addr[1] >= addr[0] + 16 * 128 * 4);  // inner after outer
+  CHECK(addr[2] == addr[1]);                 // the first inner scope was released
+  CHECK(addr[3] == addr[1]);
+  CHECK(addr[4] == addr[1]);                 // ... and the one that threw
+  CHECK(addr[5] == addr[0]);
+}
+
+TEST_CASE("run_scoped: buffers start poisoned in checked mode", "[run_scoped][checked]") {
+  bool nan = false, int_min = false, flag = false;
+  run_on<1>([&] {
+    pl::run_scoped(
+        [&](auto f, auto i, auto b) {
+          nan = std::isnan(f(3, 5));
+          int_min = i(1) == INT32_MIN;
+          flag = b(0);
+          f(3, 5) = 1.0f;  // written, then released ...
+        },
+        pltpu::VMEM<float, 8, 128>{}, pltpu::SMEM<std::int32_t, 2>{}, pltpu::VMEM<bool, 8>{});
+    pl::run_scoped([&](auto f) { nan = nan && std::isnan(f(3, 5)); }, pltpu::VMEM<float, 8, 128>{});  // ... poisoned again
+  });
+  CHECK(nan);
+  CHECK(int_min);
+  CHECK(flag);
+}
+
+TEST_CASE("run_scoped: every core gets its own buffers, and semaphores have the same id on every core",
+          "[run_scoped]") {
+  std::vector<std::uintptr_t> buffers(2);
+  std::vector<std::int32_t> got(2);
+  run_on<2, pltpu::SemaphoreType::REGULAR<>>([&](auto barrier) {
+    auto const me = pl::axis_index<"core">();
+    pl::run_scoped(
+        [&](auto buf, auto sem) {
+          buffers[static_cast<std::size_t>(me)] = reinterpret_cast<std::uintptr_t>(buf.data());
+          pltpu::core_barrier<"core">(barrier);  // both cores allocated the scoped semaphore
+          pl::semaphore_signal(sem, 10 + me, 1 - me);
+          pl::semaphore_wait(sem, 11 - me);
+          got[static_cast<std::size_t>(me)] = static_cast<std::int32_t>(11 - me);
+          pltpu::core_barrier<"core">(barrier);  // nobody signals a released semaphore
+        },
+        pltpu::VMEM<float, 8, 128>{}, pltpu::SemaphoreType::REGULAR<>{});
+  });
+  CHECK(buffers[0] != buffers[1]);
+  CHECK(got == std::vector<std::int32_t>{11, 10});
+}
+
+TEST_CASE("run_scoped: asking for more VMEM than the core has is an error naming the bytes", "[run_scoped]") {
+  auto const msg = error_of([] {
+    run_on<1>([] {
+      pl::run_scoped([](auto) {}, pltpu::VMEM<float, 8192, 1024>{});  // 32 MiB: fits
+      pl::run_scoped([](auto, auto) {}, pltpu::VMEM<float, 8192, 1024>{}, pltpu::VMEM<float, 8192, 1024>{});
+      pl::run_scoped([](auto, auto, auto) {}, pltpu::VMEM<float, 8192, 1024>{}, pltpu::VMEM<float, 8192, 1024>{},
+                     pltpu::VMEM<float, 8192, 1024>{});  // 96 MiB > 64 MiB (v5p)
+    });
+  });
+  CHECK_THAT(msg, Contains("pallas::VMEM: allocating 33554432 bytes"));
+  CHECK_THAT(msg, Contains("but the core has 67108864"));
+}
+
+TEST_CASE("run_scoped: a semaphore not zero when its scope ends is a leak_error", "[run_scoped][checked]") {
+  auto const msg = error_of<pl::leak_error>([] {
+    run_on<1, pltpu::SemaphoreType::DMA<>>([](auto) {
+      pl::run_scoped([](auto sems) { pl::semaphore_signal(sems.at(1), 2); }, pltpu::SemaphoreType::REGULAR<3>{});
+    });
+  });
+  CHECK_THAT(msg, Contains("pallas::run_scoped: every semaphore must be zero when its scope ends"));
+  CHECK_THAT(msg, Contains("REGULAR semaphore #2 (element [1] of 3, run_scoped) holds 2"));
+}
+
+TEST_CASE("run_scoped: a copy still in flight when its buffers are released is a leak_error",
+          "[run_scoped][checked]") {
+  pl::Array<float, 8, 128> x;
+  for (int i = 0; i < 8 * 128; ++i) x.data()[i] = 1.0f;
+  auto const msg = error_of<pl::leak_error>([&] {
+    pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", 1>>, pl::scratch_types<pltpu::SemaphoreType::DMA<>>)(
+        [](auto x_hbm, auto sem) {
+          pl::run_scoped([&](auto buf) { pltpu::async_copy(x_hbm, buf, sem); }, pltpu::VMEM<float, 8, 128>{});
+        })(x);
+  });
+  CHECK_THAT(msg, Contains("are still in flight when the scope ends: copy #1 (HBM"));
+  CHECK_THAT(msg, Contains("-> VMEM+0 float32[8,128]"));
+}
+
+TEST_CASE("run_scoped: outside a kernel it is an error", "[run_scoped]") {
+  CHECK_THROWS_WITH(pl::run_scoped([](auto) {}, pltpu::VMEM<float, 8>{}),
+                    Contains("pallas::run_scoped: called outside a kernel"));
+}
