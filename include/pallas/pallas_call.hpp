@@ -187,6 +187,15 @@ struct smem_ref_of<Array<T, D...>> {
   using type = Ref<T, shape<D...>, memory_space::smem>;
 };
 
+/// The SMEM refs of a tuple of scalar-prefetch arrays (a type only: refs with run-time
+/// extents have no default value).
+template <class Tuple>
+struct smem_refs_of;
+template <class... A>
+struct smem_refs_of<std::tuple<A...>> {
+  using type = std::tuple<typename smem_ref_of<std::remove_cvref_t<A>>::type...>;
+};
+
 }  // namespace detail
 
 /// What pl::pallas_call(...) returns: call it with the Arrays (scalar-prefetch ones first).
@@ -252,9 +261,7 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
     constexpr std::size_t num_inputs = sizeof...(I);
     using in_arrays = std::tuple<std::remove_cvref_t<std::tuple_element_t<I, Inputs>>...>;
     using out_arrays = std::tuple<typename std::tuple_element_t<O, Outs>::array_type...>;
-    using prefetch_refs =
-        decltype(std::apply([](auto const&... a) { return std::tuple<typename pallas::detail::smem_ref_of<std::remove_cvref_t<decltype(a)>>::type...>{}; },
-                            prefetch_args));
+    using prefetch_refs = typename pallas::detail::smem_refs_of<PrefetchArgs>::type;
 
     static_assert(std::tuple_size_v<InSpecs> == 0 || std::tuple_size_v<InSpecs> == num_inputs,
                   "pallas::pallas_call: one in_spec per input (in_specs == inputs)");

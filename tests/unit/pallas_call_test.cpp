@@ -572,6 +572,23 @@ TEST_CASE("pallas_call: scalar-prefetch arrays go to SMEM; index maps and the ke
         }) == 0);
 }
 
+TEST_CASE("pallas_call: a 2-D scalar-prefetch array of run-time length drives a 2-D gather", "[pallas_call][prefetch]") {
+  using I32 = std::int32_t;
+  auto const x = pl::Array<float, 3 * 8, 2 * 128>::generate([](auto i, auto j) { return static_cast<float>(i * 256 + j); });
+  auto const coords = pl::Array<I32, dyn, 2>::from(std::vector<I32>{2, 1, 0, 0, 1, 1, 2, 0}, 4);
+  // Output block q (of 4, along the columns) = x block (coords[q][0], coords[q][1]).
+  auto const o = pl::pallas_call(
+      [](auto, auto x_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis]; },
+      pl::out_shape<pl::ShapeDtypeStruct<float, 8, 4 * 128>>, pl::grid<dyn>(coords.extent(0)),
+      pltpu::num_scalar_prefetch<1>,
+      pl::in_specs(pl::BlockSpec<8, 128>([](auto q, auto c) { return pl::idx(c(q, 0), c(q, 1)); })),
+      pl::out_specs(pl::BlockSpec<8, 128>([](auto q, auto) { return pl::idx(0, q); })))(coords, x);
+  CHECK(count_bad(o, [&](index_t r, index_t c) {
+          index_t const q = c / 128;
+          return o(r, c) == x(coords(q, 0) * 8 + r, coords(q, 1) * 128 + c % 128);
+        }) == 0);
+}
+
 TEST_CASE("pallas_call: input_output_aliases: blocks the grid never writes keep the input's data",
           "[pallas_call][aliases]") {
   using I32 = std::int32_t;
