@@ -67,6 +67,15 @@ struct compound_assign {
 using add_assign = compound_assign<add_op>;
 using sub_assign = compound_assign<sub_op>;
 
+/// d AOp= v. `=` does not read d (it may be uninitialized memory).
+template <class AOp, class T, class V>
+inline void assign_one(T& d, V v) noexcept {
+  if constexpr (std::is_same_v<AOp, set_assign>)
+    d = convert<T>(v);
+  else
+    d = AOp::apply(d, v);
+}
+
 // ---------------------------------------------------------------------------------------
 // the loops
 
@@ -81,10 +90,10 @@ void walk_rows(T* dst, index_array<S::rank()> const& dstr, E const& e) {
     for (std::size_t r = 0; r + 1 < R; ++r) d += idx[r] * dstr[r];
     auto const v = e.template row<Unit>(idx);
     if constexpr (Unit) {
-      for (index_t j = 0; j < length; ++j) d[j] = AOp::apply(d[j], v(j));
+      for (index_t j = 0; j < length; ++j) assign_one<AOp>(d[j], v(j));
     } else {
       index_t const s = dstr[R - 1];
-      for (index_t j = 0; j < length; ++j) d[j * s] = AOp::apply(d[j * s], v(j));
+      for (index_t j = 0; j < length; ++j) assign_one<AOp>(d[j * s], v(j));
     }
     next_row<S>(idx);
   }
@@ -98,13 +107,13 @@ void walk(T* dst, index_array<S::rank()> const& dstr, E const& e) {
     return;
   } else if constexpr (R == 0) {
     auto const v = e.template row<true>(index_array<0>{});
-    dst[0] = AOp::apply(dst[0], v(0));
+    assign_one<AOp>(dst[0], v(0));
   } else {
     if constexpr (E::flat_shape) {
       if (is_contiguous<S>(dstr) && e.contiguous()) {
         constexpr index_t n = S::static_size();
         auto const v = e.template row<true>(index_array<R>{});
-        for (index_t i = 0; i < n; ++i) dst[i] = AOp::apply(dst[i], v(i));
+        for (index_t i = 0; i < n; ++i) assign_one<AOp>(dst[i], v(i));
         return;
       }
     }

@@ -276,11 +276,12 @@ auto reduce(E const& e) {
       A a = acc[off];
       if constexpr (Red::blocked && std::is_same_v<A, float> && length >= 32) {
         constexpr index_t lanes = 16;
+        constexpr index_t whole = length / lanes * lanes;
         float part[lanes] = {};
-        index_t j = 0;
-        for (; j + lanes <= length; j += lanes)
+        for (index_t j = 0; j < whole; j += lanes)
           for (index_t k = 0; k < lanes; ++k) part[k] += Red::lift(row(j + k));
-        for (; j < length; ++j) part[0] += Red::lift(row(j));
+        if constexpr (whole < length)
+          for (index_t j = whole; j < length; ++j) part[j - whole] += Red::lift(row(j));
         for (index_t k = 0; k < lanes; ++k) a += part[k];
       } else {
         for (index_t j = 0; j < length; ++j) a = Red::combine(a, Red::lift(row(j)));
