@@ -147,7 +147,8 @@ TEST_CASE("Array: copies are deep, moves steal", "[array]") {
   CHECK(c.size() == 10);
   CHECK(c == a);
   CHECK(c.data() != a.data());
-  c = c;  // self-assignment keeps the contents
+  auto const& same = c;
+  c = same;  // self-assignment keeps the contents
   CHECK(c == a);
 
   int const* storage = a.data();
