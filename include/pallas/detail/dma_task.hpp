@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include <pallas/detail/checked_access.hpp>
+#include <pallas/detail/stream_copy.hpp>
 #include <pallas/error.hpp>
 #include <pallas/ref.hpp>
 #include <pallas/shape.hpp>
@@ -28,7 +29,8 @@ struct dma_task {
   std::atomic<std::int32_t>* semaphore = nullptr;  // signaled with `bytes` when done
   std::int32_t bytes = 0;
   std::uint64_t id = 0;  // per core, in start order
-  bool tracked = false;  // checked mode: registered in the core's copies in flight (id)
+  bool tracked = false;    // checked mode: registered in the core's copies in flight (id)
+  bool streaming = false;  // write-back to HBM: non-temporal stores (stream_copy.hpp)
 
   /// A task copying src into dst (shapes already checked equal).
   template <AnyRef Src, AnyRef Dst>
@@ -67,8 +69,25 @@ struct dma_task {
       for (int r = 0; r < rank; ++r) same &= extents[r] <= 1 || src_strides[r] == dst_strides[r];
       if (same) return;
     }
+    if (streaming) {
+      walk_rows([](std::byte* o, std::byte const* s, std::size_t n) { stream_bytes(o, s, n); });
+      stream_fence();
+    } else {
+      walk_rows([](std::byte* o, std::byte const* s, std::size_t n) { std::memcpy(o, s, n); });
+    }
+  }
+
+  /// Asks the caches for the source now, so that moving the bytes later hits them.
+  void prefetch_source() const {
+    walk_rows([](std::byte*, std::byte const* s, std::size_t n) { prefetch_bytes(s, n); });
+  }
+
+ private:
+  /// Calls f(dst, src, bytes) for every run of bytes contiguous on both sides.
+  template <class F>
+  void walk_rows(F&& f) const {
     if (rank == 0) {
-      std::memcpy(dst, src, element_bytes);
+      f(dst, src, element_bytes);
       return;
     }
     // Merge the trailing dimensions that are contiguous on both sides into one row.
@@ -90,11 +109,11 @@ struct dma_task {
       std::byte const* s = src + so * static_cast<index_t>(element_bytes);
       std::byte* o = dst + doff * static_cast<index_t>(element_bytes);
       if (contiguous_row) {
-        std::memcpy(o, s, static_cast<std::size_t>(row) * element_bytes);
+        f(o, s, static_cast<std::size_t>(row) * element_bytes);
       } else {
         index_t const ss = src_strides[inner] * static_cast<index_t>(element_bytes);
         index_t const ds = dst_strides[inner] * static_cast<index_t>(element_bytes);
-        for (index_t k = 0; k < row; ++k) std::memcpy(o + k * ds, s + k * ss, element_bytes);
+        for (index_t k = 0; k < row; ++k) f(o + k * ds, s + k * ss, element_bytes);
       }
       int d = inner - 1;
       for (; d >= 0; --d) {
@@ -105,6 +124,7 @@ struct dma_task {
     }
   }
 
+ public:
   /// Adds the copy's byte count to its semaphore (the copy is complete).
   void signal() const {
     if (semaphore) semaphore->fetch_add(bytes, std::memory_order_acq_rel);

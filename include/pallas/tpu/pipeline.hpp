@@ -455,6 +455,10 @@ struct pipelined_operand {
     }
     task.semaphore = &sems[static_cast<std::size_t>(k % buffer_count)];
     task.id = core.dma_queue.empty() ? 1 : core.dma_queue.back().id + 1;
+    if (to_hbm)
+      task.streaming = true;
+    else
+      task.prefetch_source();
     core.dma_queue.push_back(task);
     if (trace::enabled()) {
       started_ns.resize(static_cast<std::size_t>(buffer_count));
