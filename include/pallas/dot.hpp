@@ -31,6 +31,10 @@
 #include <type_traits>
 #include <utility>
 
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <boost/mp11/utility.hpp>
+
 #include <pallas/dtype.hpp>
 #include <pallas/expr/assign.hpp>
 #include <pallas/expr/astype.hpp>
@@ -423,27 +427,14 @@ template <class T>
 concept DotOption = is_preferred<T>::value || std::is_same_v<T, trans_a_t> ||
                     std::is_same_v<T, trans_b_t>;
 
-template <class... O>
-struct preferred_of {
-  using type = void;
-};
-template <class T, class... O>
-struct preferred_of<preferred_element_type_t<T>, O...> {
-  using type = T;
-};
-template <class X, class... O>
-struct preferred_of<X, O...> : preferred_of<O...> {};
+template <class L>
+using first_preferred_t = typename is_preferred<boost::mp11::mp_front<L>>::type;
 
+/// The T of the first preferred_element_type_t<T> among the options, or void.
 template <class... O>
-struct batch_of {
-  using type = batch_dims_t<-1, -1>;
-};
-template <int L, int R, class... O>
-struct batch_of<batch_dims_t<L, R>, O...> {
-  using type = batch_dims_t<L, R>;
-};
-template <class X, class... O>
-struct batch_of<X, O...> : batch_of<O...> {};
+using preferred_of_t = boost::mp11::mp_eval_if<
+    boost::mp11::mp_empty<boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_preferred>>, void,
+    first_preferred_t, boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_preferred>>;
 
 template <class T>
 struct is_batch_dims : std::false_type {};
@@ -452,6 +443,13 @@ struct is_batch_dims<batch_dims_t<L, R>> : std::true_type {};
 
 template <class T>
 concept DotGeneralOption = is_preferred<T>::value || is_batch_dims<T>::value;
+
+/// The first batch_dims_t among the options, or batch_dims_t<-1, -1> (none).
+template <class... O>
+using batch_of_t = boost::mp11::mp_eval_if<
+    boost::mp11::mp_empty<boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_batch_dims>>,
+    batch_dims_t<-1, -1>, boost::mp11::mp_front,
+    boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_batch_dims>>;
 
 template <int CL, int CR, int BL, int BR, class Pref, class X, class Y>
 auto make_dot(X&& x, Y&& y) {
@@ -489,7 +487,7 @@ auto dot(X&& x, Y&& y, O...) {
   constexpr bool tb = (std::is_same_v<O, trans_b_t> || ...);
   constexpr int cl = ta ? 0 : ra - 1;
   constexpr int cr = rb == 1 ? 0 : (tb ? 1 : 0);
-  using pref = typename detail::preferred_of<O...>::type;
+  using pref = detail::preferred_of_t<O...>;
   return detail::make_dot<cl, cr, -1, -1, pref>(std::forward<X>(x), std::forward<Y>(y));
 }
 
@@ -504,8 +502,8 @@ auto matmul(X&& x, Y&& y, O... o) {
 /// [, pl::preferred_element_type<T>]).
 template <Operand X, Operand Y, int CL, int CR, detail::DotGeneralOption... O>
 auto dot_general(X&& x, Y&& y, contracting_dims_t<CL, CR>, O...) {
-  using batch = typename detail::batch_of<O...>::type;
-  using pref = typename detail::preferred_of<O...>::type;
+  using batch = detail::batch_of_t<O...>;
+  using pref = detail::preferred_of_t<O...>;
   return detail::make_dot<CL, CR, batch::lhs, batch::rhs, pref>(std::forward<X>(x),
                                                                   std::forward<Y>(y));
 }
