@@ -1,6 +1,8 @@
 // expect-error: pallas::bitwise: &, \|, \^, ~, <<, >> need integer or bool operands
 // `&` on float32 blocks. The positive twin uses int32 blocks.
-#include <pallas/pallas.hpp>
+#include <cstdint>
+
+#include <pallas/expr/elementwise.hpp>
 
 namespace pl = pallas;
 

@@ -1,7 +1,7 @@
 // expect-error: pallas::broadcast: operand shapes must agree in every dimension, or be 1
 // Adding blocks of shapes (8, 128) and (4, 128): 8 and 4 do not broadcast. The error names
 // both shapes. The positive twin adds a (1, 128) row, which broadcasts.
-#include <pallas/pallas.hpp>
+#include <pallas/expr/elementwise.hpp>
 
 namespace pl = pallas;
 

@@ -1,6 +1,6 @@
 // expect-error: pallas::broadcast_to: every extent of the operand must be the target's or 1
 // Broadcasting (3, 4) to (3, 5). The positive twin broadcasts (3, 1).
-#include <pallas/pallas.hpp>
+#include <pallas/expr/shape_ops.hpp>
 
 namespace pl = pallas;
 

@@ -1,7 +1,10 @@
 // expect-error: pallas::store: the value's dtype must be the block's dtype
 // `acc_i32[...] += x_f32[...]` would make the block float32 (promote(int32, float32)).
 // The positive twin adds an int32 value.
-#include <pallas/pallas.hpp>
+#include <cstdint>
+
+#include <pallas/expr/block.hpp>
+#include <pallas/expr/creation.hpp>
 
 namespace pl = pallas;
 

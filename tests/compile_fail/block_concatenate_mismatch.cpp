@@ -1,6 +1,6 @@
 // expect-error: pallas::concatenate: operands must have equal extents except along the axis
 // Concatenating (2, 3) and (4, 5) along axis 1: 2 != 4. The positive twin uses (2, 5).
-#include <pallas/pallas.hpp>
+#include <pallas/expr/shape_ops.hpp>
 
 namespace pl = pallas;
 

@@ -1,6 +1,6 @@
 // expect-error: pallas::axis: every axis must be in \[-rank, rank\)
 // jnp.sum(x, axis=2) on a rank-2 block. The positive twin reduces axis -1.
-#include <pallas/pallas.hpp>
+#include <pallas/expr/reduction.hpp>
 
 namespace pl = pallas;
 

@@ -1,6 +1,6 @@
 // expect-error: pallas::reshape: the new shape must have as many elements as the old one
 // Reshaping 8 x 128 = 1024 elements to 8 x 64. The positive twin reshapes to 16 x 64.
-#include <pallas/pallas.hpp>
+#include <pallas/expr/shape_ops.hpp>
 
 namespace pl = pallas;
 

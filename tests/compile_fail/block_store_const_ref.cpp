@@ -1,6 +1,7 @@
 // expect-error: pallas::block_view: cannot store into a ref of const elements
 // A ref of const elements is read-only. The positive twin reads it.
-#include <pallas/pallas.hpp>
+#include <pallas/block_view.hpp>
+#include <pallas/expr/reduction.hpp>
 
 namespace pl = pallas;
 

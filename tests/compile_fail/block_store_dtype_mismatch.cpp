@@ -1,7 +1,9 @@
 // expect-error: pallas::store: the value's dtype must be the block's dtype
 // Storing a bfloat16 value into a float32 ref (Pallas: "Invalid dtype for swap"). The
 // positive twin converts it with pl::astype.
-#include <pallas/pallas.hpp>
+#include <pallas/block_view.hpp>
+#include <pallas/expr/astype.hpp>
+#include <pallas/expr/creation.hpp>
 
 namespace pl = pallas;
 

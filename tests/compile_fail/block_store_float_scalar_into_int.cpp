@@ -1,7 +1,9 @@
 // expect-error: pallas::store: a floating-point scalar cannot be stored into an integer
 // A weak float scalar takes the dtype of an integer block only through pl::astype. The
 // positive twin stores an integer scalar.
-#include <pallas/pallas.hpp>
+#include <cstdint>
+
+#include <pallas/expr/block.hpp>
 
 namespace pl = pallas;
 

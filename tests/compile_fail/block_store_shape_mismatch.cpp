@@ -1,7 +1,8 @@
 // expect-error: pallas::store: the stored value must have the block's shape
 // Storing a (4, 128) value into an (8, 128) VMEM ref: stores do not broadcast. The
 // positive twin stores a value of the ref's shape.
-#include <pallas/pallas.hpp>
+#include <pallas/block_view.hpp>
+#include <pallas/expr/creation.hpp>
 
 namespace pl = pallas;
 

@@ -1,6 +1,6 @@
 // expect-error: pallas::axis: an axis appears twice
 // jnp.transpose(x, (0, 0, 1)) is not a permutation. The positive twin uses (2, 0, 1).
-#include <pallas/pallas.hpp>
+#include <pallas/expr/shape_ops.hpp>
 
 namespace pl = pallas;
 

@@ -1,7 +1,7 @@
 // expect-error: pallas::dot: the contracting dimensions must have equal extents
 // (8, 128) @ (64, 32): K is 128 on the left and 64 on the right. The positive twin uses
 // a (128, 32) right operand.
-#include <pallas/pallas.hpp>
+#include <pallas/dot.hpp>
 
 namespace pl = pallas;
 

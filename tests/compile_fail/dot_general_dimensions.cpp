@@ -1,7 +1,7 @@
 // expect-error: pallas::dot_general: each operand needs one contracting dimension
 // A contracting dimension that is also the batch dimension. The positive twin contracts
 // dimension 2 and batches dimension 0.
-#include <pallas/pallas.hpp>
+#include <pallas/dot.hpp>
 
 namespace pl = pallas;
 

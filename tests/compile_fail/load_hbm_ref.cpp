@@ -1,6 +1,6 @@
 // expect-error: pallas::load: cannot load, store or compute on an HBM/ANY ref
 // pl::load of an HBM ref: copy it to VMEM first. The positive twin loads a VMEM ref.
-#include <pallas/pallas.hpp>
+#include <pallas/expr/load_store.hpp>
 
 namespace pl = pallas;
 

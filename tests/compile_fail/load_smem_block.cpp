@@ -1,6 +1,8 @@
 // expect-error: pallas::load: SMEM refs give and take scalars only
 // pl::load of a whole SMEM ref. The positive twin loads one element.
-#include <pallas/pallas.hpp>
+#include <cstdint>
+
+#include <pallas/expr/load_store.hpp>
 
 namespace pl = pallas;
 
