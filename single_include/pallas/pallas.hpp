@@ -4778,6 +4778,10 @@ void store(R const& ref, V&& value) {
 #include <type_traits>
 #include <utility>
 
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+#include <boost/mp11/utility.hpp>
+
 
 #ifndef PALLAS_USE_EIGEN
 #  if __has_include(<Eigen/Core>)
@@ -5163,27 +5167,14 @@ template <class T>
 concept DotOption = is_preferred<T>::value || std::is_same_v<T, trans_a_t> ||
                     std::is_same_v<T, trans_b_t>;
 
-template <class... O>
-struct preferred_of {
-  using type = void;
-};
-template <class T, class... O>
-struct preferred_of<preferred_element_type_t<T>, O...> {
-  using type = T;
-};
-template <class X, class... O>
-struct preferred_of<X, O...> : preferred_of<O...> {};
+template <class L>
+using first_preferred_t = typename is_preferred<boost::mp11::mp_front<L>>::type;
 
+/// The T of the first preferred_element_type_t<T> among the options, or void.
 template <class... O>
-struct batch_of {
-  using type = batch_dims_t<-1, -1>;
-};
-template <int L, int R, class... O>
-struct batch_of<batch_dims_t<L, R>, O...> {
-  using type = batch_dims_t<L, R>;
-};
-template <class X, class... O>
-struct batch_of<X, O...> : batch_of<O...> {};
+using preferred_of_t = boost::mp11::mp_eval_if<
+    boost::mp11::mp_empty<boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_preferred>>, void,
+    first_preferred_t, boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_preferred>>;
 
 template <class T>
 struct is_batch_dims : std::false_type {};
@@ -5192,6 +5183,13 @@ struct is_batch_dims<batch_dims_t<L, R>> : std::true_type {};
 
 template <class T>
 concept DotGeneralOption = is_preferred<T>::value || is_batch_dims<T>::value;
+
+/// The first batch_dims_t among the options, or batch_dims_t<-1, -1> (none).
+template <class... O>
+using batch_of_t = boost::mp11::mp_eval_if<
+    boost::mp11::mp_empty<boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_batch_dims>>,
+    batch_dims_t<-1, -1>, boost::mp11::mp_front,
+    boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_batch_dims>>;
 
 template <int CL, int CR, int BL, int BR, class Pref, class X, class Y>
 auto make_dot(X&& x, Y&& y) {
@@ -5229,7 +5227,7 @@ auto dot(X&& x, Y&& y, O...) {
   constexpr bool tb = (std::is_same_v<O, trans_b_t> || ...);
   constexpr int cl = ta ? 0 : ra - 1;
   constexpr int cr = rb == 1 ? 0 : (tb ? 1 : 0);
-  using pref = typename detail::preferred_of<O...>::type;
+  using pref = detail::preferred_of_t<O...>;
   return detail::make_dot<cl, cr, -1, -1, pref>(std::forward<X>(x), std::forward<Y>(y));
 }
 
@@ -5244,8 +5242,8 @@ auto matmul(X&& x, Y&& y, O... o) {
 /// [, pl::preferred_element_type<T>]).
 template <Operand X, Operand Y, int CL, int CR, detail::DotGeneralOption... O>
 auto dot_general(X&& x, Y&& y, contracting_dims_t<CL, CR>, O...) {
-  using batch = typename detail::batch_of<O...>::type;
-  using pref = typename detail::preferred_of<O...>::type;
+  using batch = detail::batch_of_t<O...>;
+  using pref = detail::preferred_of_t<O...>;
   return detail::make_dot<CL, CR, batch::lhs, batch::rhs, pref>(std::forward<X>(x),
                                                                   std::forward<Y>(y));
 }
@@ -9032,37 +9030,68 @@ constexpr index_t linear_step(std::array<index_t, R> const& p, std::array<index_
   return s;
 }
 
+/// The revisit and shared-block rules keep one entry per block position of an output (a
+/// block index along a blocked dim, an element offset along an Element or squeezed one), so
+/// that they take one pass over the grid; outputs with more positions are left to the
+/// run-time checks.
+inline constexpr index_t max_static_check_blocks = 4096;
+
+/// How many block positions an output of spec Spec over an array of shape ArrayShape has
+/// (a number > max_static_check_blocks when there are more).
+template <class Spec, class ArrayShape>
+constexpr index_t block_positions() {
+  index_t n = 1;
+  for (std::size_t d = 0; d < Spec::rank && n <= max_static_check_blocks; ++d) {
+    index_t const ext = ArrayShape::static_extent(d), size = Spec::dims[d].size;
+    n *= Spec::dims[d].kind == block_dim_kind::blocked ? (ext + size - 1) / size : ext;
+  }
+  return n;
+}
+
+/// The position of block b (inside the array) in [0, block_positions()).
+template <class Spec, class ArrayShape>
+constexpr index_t block_position(std::array<index_t, Spec::rank> const& b) {
+  index_t id = 0;
+  for (std::size_t d = 0; d < Spec::rank; ++d) {
+    index_t const ext = ArrayShape::static_extent(d), size = Spec::dims[d].size;
+    id = id * (Spec::dims[d].kind == block_dim_kind::blocked ? (ext + size - 1) / size : ext) + b[d];
+  }
+  return id;
+}
+
 /// The first grid step at which an output block is visited again after another block, on
 /// any core, or -1.
-template <class Spec, class GridT, class Semantics, int Cores, bool Linear>
+template <class Spec, class ArrayShape, class GridT, class Semantics, int Cores, bool Linear>
 constexpr index_t first_revisit_step() {
   constexpr auto extents = GridT{}.all();
   for (int c = 0; c < Cores; ++c) {
     auto const box = static_box<GridT, Semantics, Linear>(Cores, c);
-    index_t const n = box.steps();
-    for (index_t s = 1; s < n; ++s) {
+    std::array<bool, max_static_check_blocks> visited{};  // by an earlier run of steps
+    std::array<index_t, Spec::rank> previous{};
+    for (index_t s = 0; s < box.steps(); ++s) {
       auto const b = static_block_at<Spec>(box_point(box, s));
-      if (b == static_block_at<Spec>(box_point(box, s - 1))) continue;
-      for (index_t t = 0; t + 1 < s; ++t)
-        if (static_block_at<Spec>(box_point(box, t)) == b) return linear_step(box_point(box, s), extents);
+      if (s > 0 && b == previous) continue;
+      auto const at = static_cast<std::size_t>(block_position<Spec, ArrayShape>(b));
+      if (visited[at]) return linear_step(box_point(box, s), extents);
+      visited[at] = true;
+      previous = b;
     }
   }
   return -1;
 }
 
 /// The first grid step whose output block another core also writes, or -1.
-template <class Spec, class GridT, class Semantics, int Cores, bool Linear>
+template <class Spec, class ArrayShape, class GridT, class Semantics, int Cores, bool Linear>
 constexpr index_t first_shared_block_step() {
   constexpr auto extents = GridT{}.all();
-  for (int c = 1; c < Cores; ++c) {
+  std::array<int, max_static_check_blocks> writer{};  // core + 1; 0: no core yet
+  for (int c = 0; c < Cores; ++c) {
     auto const box = static_box<GridT, Semantics, Linear>(Cores, c);
     for (index_t s = 0; s < box.steps(); ++s) {
-      auto const b = static_block_at<Spec>(box_point(box, s));
-      for (int other = 0; other < c; ++other) {
-        auto const obox = static_box<GridT, Semantics, Linear>(Cores, other);
-        for (index_t t = 0; t < obox.steps(); ++t)
-          if (static_block_at<Spec>(box_point(obox, t)) == b) return linear_step(box_point(box, s), extents);
-      }
+      auto const p = box_point(box, s);
+      auto const at = static_cast<std::size_t>(block_position<Spec, ArrayShape>(static_block_at<Spec>(p)));
+      if (writer[at] != 0 && writer[at] != c + 1) return linear_step(p, extents);
+      writer[at] = c + 1;
     }
   }
   return -1;
@@ -9084,13 +9113,14 @@ constexpr bool check_whole_grid() {
                     first_step_out_of_range<Spec, typename RefT::shape_type, GridT>() == -1) {
         using sem = std::conditional_t<std::is_same_v<Semantics, void>, no_semantics<GridT::rank()>, Semantics>;
         // pallas_call's linear split needs no PARALLEL axis (then core 0 runs the grid).
-        if constexpr (Linear || Cores == 1 || sem::any_parallel) {
-          static_assert(first_revisit_step<Spec, GridT, sem, Cores, Linear>() == -1,
+        if constexpr ((Linear || Cores == 1 || sem::any_parallel) &&
+                      block_positions<Spec, typename RefT::shape_type>() <= max_static_check_blocks) {
+          static_assert(first_revisit_step<Spec, typename RefT::shape_type, GridT, sem, Cores, Linear>() == -1,
                         "pallas::emit_pipeline: an output block is revisited after another block (the number is "
                         "the first grid step that revisits); visit it on consecutive steps or use "
                         "pl::Buffered<1, pl::RevisitMode::ANY>");
           if constexpr (Cores > 1)
-            static_assert(first_shared_block_step<Spec, GridT, sem, Cores, Linear>() == -1,
+            static_assert(first_shared_block_step<Spec, typename RefT::shape_type, GridT, sem, Cores, Linear>() == -1,
                           "pallas::emit_pipeline: two cores write the same output block (the number is the first "
                           "grid step whose block another core also writes)");
         }
