@@ -11,7 +11,9 @@
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
-#include <pallas/pallas.hpp>
+// Only the block-compute headers: cheaper to compile than pallas.hpp.
+#include <pallas/expr/astype.hpp>
+#include <pallas/expr/block.hpp>
 
 namespace pl = pallas;
 namespace mp = boost::mp11;

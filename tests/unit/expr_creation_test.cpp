@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <type_traits>
 
-#include <pallas/pallas.hpp>
+// Only the block-compute headers: cheaper to compile than pallas.hpp.
+#include <pallas/block_view.hpp>
+#include <pallas/expr/creation.hpp>
+#include <pallas/expr/elementwise.hpp>
 
 namespace pl = pallas;
 

@@ -57,7 +57,10 @@ class iota_node : public expr_methods<iota_node<T, Shape>> {
   template <bool Unit>
   auto row(index_array<rank> const& idx) const noexcept {
     bool const along = axis_ + 1 == rank;
-    index_t const base = along ? start_ : start_ + step_ * idx[axis_];
+    index_t coordinate = 0;
+    for (std::size_t r = 0; r + 1 < rank; ++r)
+      if (r == axis_) coordinate = idx[r];
+    index_t const base = start_ + step_ * coordinate;
     index_t const mul = along ? step_ : 0;
     return [base, mul](index_t j) noexcept {
       return from_scalar<T>(static_cast<index_t>(static_cast<std::uint64_t>(base) +
