@@ -7,11 +7,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <pallas/pallas.hpp>
@@ -124,8 +126,7 @@ enum class rhs { plain, trans_b, dot_general };
 // the output block is activation(acc).astype(out dtype). With Rhs != plain, y is (n, k)
 // and its blocks (bn, bk) are mapped by (j, k).
 template <class Out, index_t BM, index_t BK, index_t BN, rhs Rhs = rhs::plain, class Act = identity_fn, class In>
-pl::Array<Out, dyn, dyn> matmul_acc(pl::Array<In, dyn, dyn> const& x, pl::Array<In, dyn, dyn> const& y,
-                                    Act = {}) {
+pl::Array<Out, dyn, dyn> matmul_acc(pl::Array<In, dyn, dyn> const& x, pl::Array<In, dyn, dyn> const& y, Act = {}) {
   index_t const m = x.extent(0), k = x.extent(1), n = Rhs == rhs::plain ? y.extent(1) : y.extent(0);
   auto kernel = [](auto x_ref, auto y_ref, auto z_ref, auto acc_ref) {
     pl::when(pl::program_id(2) == 0, [&] { acc_ref[pl::ellipsis] = pl::zeros_like(acc_ref); });
@@ -216,8 +217,10 @@ TEST_CASE("pallas_call matmul: f32 on 1 and 4 cores, divisible and ragged shapes
 TEST_CASE("pallas_call matmul: matmul.md's kernel on static shapes, checked whole at compile time",
           "[pallas_call][matmul]") {
   constexpr index_t m = 512, k = 384, n = 256, bm = 128, bk = 128, bn = 128;
-  auto const x = pl::Array<float, m, k>::generate([](auto i, auto j) { return static_cast<float>((i + 2 * j) % 7) - 3; });
-  auto const y = pl::Array<float, k, n>::generate([](auto i, auto j) { return static_cast<float>((3 * i + j) % 5) - 2; });
+  auto const x =
+      pl::Array<float, m, k>::generate([](auto i, auto j) { return static_cast<float>((i + 2 * j) % 7) - 3; });
+  auto const y =
+      pl::Array<float, k, n>::generate([](auto i, auto j) { return static_cast<float>((3 * i + j) % 5) - 2; });
   auto matmul = pl::pallas_call(
       [](auto x_ref, auto y_ref, auto z_ref) {
         pl::when(pl::program_id(2) == 0, [&] { z_ref[pl::ellipsis] = pl::zeros_like(z_ref); });
@@ -285,7 +288,8 @@ TEST_CASE("pallas_call: each output block records its program ids and the grid's
   auto const ids_extents = pl::pallas_call(
       [](auto id_ref, auto ext_ref) {
         id_ref[pl::ellipsis] = pl::full_like(id_ref, static_cast<I32>(10 * pl::program_id(0) + pl::program_id(1)));
-        ext_ref[pl::ellipsis] = pl::full_like(ext_ref, static_cast<I32>(10 * pl::num_programs(0) + pl::num_programs(1)));
+        ext_ref[pl::ellipsis] =
+            pl::full_like(ext_ref, static_cast<I32>(10 * pl::num_programs(0) + pl::num_programs(1)));
       },
       pl::out_shape<pl::ShapeDtypeStruct<I32, 2 * 8, 3 * 128>, pl::ShapeDtypeStruct<I32, 2 * 8, 3 * 128>>,
       pl::grid<2, 3>, pl::out_specs(pl::BlockSpec<8, 128>(ij), pl::BlockSpec<8, 128>(ij)),
@@ -311,7 +315,8 @@ TEST_CASE("pallas_call: each core runs a contiguous range of ceil(P / cores) fla
         },
         pl::out_shape<pl::ShapeDtypeStruct<I32, 5 * 8, 3 * 128>, pl::ShapeDtypeStruct<I32, 5 * 8, 3 * 128>>,
         pl::grid<5, 3>, pl::out_specs(pl::BlockSpec<8, 128>(ij), pl::BlockSpec<8, 128>(ij)),
-        pltpu::compiler_params(pltpu::dimension_semantics<pltpu::PARALLEL, pltpu::ARBITRARY>), pltpu::num_cores<Cores>)();
+        pltpu::compiler_params(pltpu::dimension_semantics<pltpu::PARALLEL, pltpu::ARBITRARY>),
+        pltpu::num_cores<Cores>)();
     auto const& core = std::get<0>(core_step);
     auto const& step = std::get<1>(core_step);
     index_t const per = cdiv(5, Cores);
@@ -440,7 +445,8 @@ TEST_CASE("pallas_call: Buffered<1> and Buffered<3> operands give the double-buf
   auto const x = small_ints(512, 256, 7);
   auto const y = small_ints(512, 256, 8);
   auto add = [&](auto in_buf, auto out_buf) {
-    return pl::pallas_call([](auto x_ref, auto y_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis] * 2.0f + y_ref[pl::ellipsis]; },
+    return pl::pallas_call([](auto x_ref, auto y_ref,
+                              auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis] * 2.0f + y_ref[pl::ellipsis]; },
                            pl::like(x), pl::grid<dyn, dyn>(4, 2),
                            pl::in_specs(pl::BlockSpec<128, 128>(ij, in_buf), pl::BlockSpec<128, 128>(ij)),
                            pl::out_specs(pl::BlockSpec<128, 128>(ij, out_buf)),
@@ -469,11 +475,11 @@ TEST_CASE("pallas_call: Buffered<1, RevisitMode::ANY> outputs may be revisited a
 
   // Accumulating over revisits into an output aliased to zeros.
   auto const zeros = pl::Array<float, 3 * 8, 128>();
-  auto const acc = pl::pallas_call(
-      [](auto, auto o_ref) { o_ref[pl::ellipsis] += static_cast<float>(pl::program_id(0) + 1); },
-      pl::like(zeros), pl::grid<dyn>(9), pl::in_specs(pl::BlockSpec<8, 128>()),
-      pl::out_specs(pl::BlockSpec<8, 128>([](auto i) { return pl::idx(i % 3, 0); }, any)),
-      pl::input_output_aliases<pl::alias{0, 0}>)(zeros);
+  auto const acc =
+      pl::pallas_call([](auto, auto o_ref) { o_ref[pl::ellipsis] += static_cast<float>(pl::program_id(0) + 1); },
+                      pl::like(zeros), pl::grid<dyn>(9), pl::in_specs(pl::BlockSpec<8, 128>()),
+                      pl::out_specs(pl::BlockSpec<8, 128>([](auto i) { return pl::idx(i % 3, 0); }, any)),
+                      pl::input_output_aliases<pl::alias{0, 0}>)(zeros);
   CHECK(count_bad(acc, [&](index_t r, index_t c) {
           auto const b = r / 8;
           return acc(r, c) == static_cast<float>((b + 1) + (b + 4) + (b + 7));
@@ -485,7 +491,9 @@ TEST_CASE("pallas_call: dynamic grids and run-time array extents", "[pallas_call
   for (index_t blocks : {1, 3, 7}) {
     auto const x = Rows::generate([](auto i, auto j) { return static_cast<float>(i * 3 + j); }, blocks * 8);
     auto const o = pl::pallas_call(
-        [](auto x_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis] + static_cast<float>(pl::program_id(0)); },
+        [](auto x_ref, auto o_ref) {
+          o_ref[pl::ellipsis] = x_ref[pl::ellipsis] + static_cast<float>(pl::program_id(0));
+        },
         pl::like(x), pl::grid<dyn>(blocks), pl::in_specs(pl::BlockSpec<8, 128>([](auto i) { return pl::idx(i, 0); })),
         pl::out_specs(pl::BlockSpec<8, 128>([](auto i) { return pl::idx(i, 0); })),
         pltpu::compiler_params(pltpu::dimension_semantics<pltpu::PARALLEL>))(x);
@@ -523,9 +531,8 @@ TEST_CASE("pallas_call: without specs every operand is one whole-array VMEM bloc
   auto const biased = pl::pallas_call(
       [](auto x_ref, auto b_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis] + b_ref[pl::ellipsis]; },
       pl::like(x), pl::grid<2>, pl::in_specs(pl::BlockSpec<8, 256>(row_map), pl::BlockSpec<>()),
-      pl::out_specs(pl::BlockSpec<8, 256>(row_map)))(x, pl::Array<float, 8, 256>::generate([&](auto i, auto j) {
-    return bias(i, j % 128);
-  }));
+      pl::out_specs(pl::BlockSpec<8, 256>(row_map)))(
+      x, pl::Array<float, 8, 256>::generate([&](auto i, auto j) { return bias(i, j % 128); }));
   CHECK(count_bad(biased, [&](index_t r, index_t c) { return biased(r, c) == x(r, c) + bias(r % 8, c % 128); }) == 0);
 }
 
@@ -572,17 +579,19 @@ TEST_CASE("pallas_call: scalar-prefetch arrays go to SMEM; index maps and the ke
         }) == 0);
 }
 
-TEST_CASE("pallas_call: a 2-D scalar-prefetch array of run-time length drives a 2-D gather", "[pallas_call][prefetch]") {
+TEST_CASE("pallas_call: a 2-D scalar-prefetch array of run-time length drives a 2-D gather",
+          "[pallas_call][prefetch]") {
   using I32 = std::int32_t;
-  auto const x = pl::Array<float, 3 * 8, 2 * 128>::generate([](auto i, auto j) { return static_cast<float>(i * 256 + j); });
+  auto const x =
+      pl::Array<float, 3 * 8, 2 * 128>::generate([](auto i, auto j) { return static_cast<float>(i * 256 + j); });
   auto const coords = pl::Array<I32, dyn, 2>::from(std::vector<I32>{2, 1, 0, 0, 1, 1, 2, 0}, 4);
   // Output block q (of 4, along the columns) = x block (coords[q][0], coords[q][1]).
-  auto const o = pl::pallas_call(
-      [](auto, auto x_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis]; },
-      pl::out_shape<pl::ShapeDtypeStruct<float, 8, 4 * 128>>, pl::grid<dyn>(coords.extent(0)),
-      pltpu::num_scalar_prefetch<1>,
-      pl::in_specs(pl::BlockSpec<8, 128>([](auto q, auto c) { return pl::idx(c(q, 0), c(q, 1)); })),
-      pl::out_specs(pl::BlockSpec<8, 128>([](auto q, auto) { return pl::idx(0, q); })))(coords, x);
+  auto const o =
+      pl::pallas_call([](auto, auto x_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis]; },
+                      pl::out_shape<pl::ShapeDtypeStruct<float, 8, 4 * 128>>, pl::grid<dyn>(coords.extent(0)),
+                      pltpu::num_scalar_prefetch<1>,
+                      pl::in_specs(pl::BlockSpec<8, 128>([](auto q, auto c) { return pl::idx(c(q, 0), c(q, 1)); })),
+                      pl::out_specs(pl::BlockSpec<8, 128>([](auto q, auto) { return pl::idx(0, q); })))(coords, x);
   CHECK(count_bad(o, [&](index_t r, index_t c) {
           index_t const q = c / 128;
           return o(r, c) == x(coords(q, 0) * 8 + r, coords(q, 1) * 128 + c % 128);
@@ -597,11 +606,11 @@ TEST_CASE("pallas_call: input_output_aliases: blocks the grid never writes keep 
   // argument) is output 0.
   auto const visit = pl::Array<I32, 2>{1, 4};
   auto const map = [](auto i, auto visit_ref) { return pl::idx(visit_ref[i], 0); };
-  auto const o = pl::pallas_call([](auto, auto x_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis] * 10.0f; },
-                                 pl::like(x), pl::grid<2>, pltpu::num_scalar_prefetch<1>,
-                                 pl::in_specs(pl::BlockSpec<8, 128>(map)), pl::out_specs(pl::BlockSpec<8, 128>(map)),
-                                 pl::input_output_aliases<pl::alias{1, 0}>,
-                                 pltpu::compiler_params(pltpu::dimension_semantics<pltpu::PARALLEL>))(visit, x);
+  auto const o =
+      pl::pallas_call([](auto, auto x_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis] * 10.0f; },
+                      pl::like(x), pl::grid<2>, pltpu::num_scalar_prefetch<1>, pl::in_specs(pl::BlockSpec<8, 128>(map)),
+                      pl::out_specs(pl::BlockSpec<8, 128>(map)), pl::input_output_aliases<pl::alias{1, 0}>,
+                      pltpu::compiler_params(pltpu::dimension_semantics<pltpu::PARALLEL>))(visit, x);
   CHECK(count_bad(o, [&](index_t r, index_t c) {
           bool const visited = r / 8 == 1 || r / 8 == 4;
           return o(r, c) == static_cast<float>(visited ? 10 : 1) * x(r, c);
@@ -614,11 +623,11 @@ TEST_CASE("pallas_call: an aliased input's blocks are read as they were before t
   // output is schedule-dependent on a TPU; pallas-cpp's policy: the input as it was (the
   // output starts as a copy). Step i reads block i - 1 and writes block i: no chaining.
   auto const x = pl::Array<float, 4 * 8, 128>::generate([](auto i, auto) { return static_cast<float>(i / 8); });
-  auto const o = pl::pallas_call(
-      [](auto x_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis] + 10.0f; }, pl::like(x), pl::grid<3>,
-      pl::in_specs(pl::BlockSpec<8, 128>([](auto i) { return pl::idx(i, 0); })),
-      pl::out_specs(pl::BlockSpec<8, 128>([](auto i) { return pl::idx(i + 1, 0); })),
-      pl::input_output_aliases<pl::alias{0, 0}>)(x);
+  auto const o =
+      pl::pallas_call([](auto x_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis] + 10.0f; }, pl::like(x),
+                      pl::grid<3>, pl::in_specs(pl::BlockSpec<8, 128>([](auto i) { return pl::idx(i, 0); })),
+                      pl::out_specs(pl::BlockSpec<8, 128>([](auto i) { return pl::idx(i + 1, 0); })),
+                      pl::input_output_aliases<pl::alias{0, 0}>)(x);
   CHECK(count_bad(o, [&](index_t r, index_t) {
           index_t const b = r / 8;
           return o(r, 0) == (b == 0 ? 0.0f : static_cast<float>(b - 1) + 10.0f);
@@ -639,7 +648,8 @@ TEST_CASE("pallas_call: block-sparse (DSD) matmul with prefetched block coordina
   }
   auto const blocks = pl::Array<float, nnz, b, b>::generate(
       [](auto q, auto i, auto j) { return static_cast<float>((q * 3 + i + 2 * j) % 7) - 3; });
-  auto const dense_b = pl::Array<float, K, N>::generate([](auto i, auto j) { return static_cast<float>((i + j) % 5) - 2; });
+  auto const dense_b =
+      pl::Array<float, K, N>::generate([](auto i, auto j) { return static_cast<float>((i + j) % 5) - 2; });
   auto const zeros = pl::Array<float, M, N>();
 
   auto const o = pl::pallas_call(
@@ -658,7 +668,7 @@ TEST_CASE("pallas_call: block-sparse (DSD) matmul with prefetched block coordina
       pl::out_specs(pl::BlockSpec<b, b>([](auto j, auto q, auto rows_ref, auto) { return pl::idx(rows_ref[q], j); })),
       pl::scratch_shapes<pltpu::VMEM<float, b, b>>, pl::input_output_aliases<pl::alias{4, 0}>,
       pltpu::compiler_params(pltpu::dimension_semantics<pltpu::PARALLEL, pltpu::ARBITRARY>))(rows, cols, blocks,
-                                                                                              dense_b, zeros);
+                                                                                             dense_b, zeros);
   // The dense A, and its product with B by a loop.
   pl::Array<float, M, K> a;
   for (index_t q = 0; q < nnz; ++q)
