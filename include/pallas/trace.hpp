@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace pallas::trace {
@@ -23,7 +24,9 @@ namespace pallas::trace {
 struct event {
   std::string name;
   int core = 0;
-  bool dma = false;  ///< on the core's DMA track, else its compute track
+  bool dma = false;  ///< on one of the core's DMA tracks, else its compute track
+  int lane = 0;           ///< which DMA track of the core (one per operand)
+  std::string lane_name;  ///< the DMA track's label, e.g. "in_specs[0]"
   std::int64_t begin_ns = 0;
   std::int64_t end_ns = 0;
 };
@@ -98,23 +101,24 @@ class recorder {
   void write_json(std::ostream& out) const {
     auto const evs = events();
     std::int64_t const origin = origin_of(evs);
-    int cores = 0;
-    for (auto const& e : evs) cores = std::max(cores, e.core + 1);
+    auto const rows = rows_of(evs);
     out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
     bool first = true;
     auto sep = [&] {
       if (!first) out << ",\n";
       first = false;
     };
-    for (int c = 0; c < cores; ++c)
-      for (int dma = 0; dma < 2; ++dma) {
-        sep();
-        out << R"({"ph":"M","name":"thread_name","pid":0,"tid":)" << c * 2 + dma << R"(,"args":{"name":"core )" << c
-            << (dma ? " DMA" : " compute") << "\"}}";
-      }
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      sep();
+      out << R"({"ph":"M","name":"thread_name","pid":0,"tid":)" << r << R"(,"args":{"name":")";
+      write_json_escaped(out, rows[r].label);
+      out << "\"}}";
+      sep();
+      out << R"({"ph":"M","name":"thread_sort_index","pid":0,"tid":)" << r << R"(,"args":{"sort_index":)" << r << "}}";
+    }
     for (auto const& e : evs) {
       sep();
-      out << R"({"ph":"X","pid":0,"tid":)" << e.core * 2 + (e.dma ? 1 : 0) << R"(,"cat":")"
+      out << R"({"ph":"X","pid":0,"tid":)" << row_of(rows, e) << R"(,"cat":")"
           << (e.dma ? "dma" : "compute") << R"(","name":")";
       write_json_escaped(out, e.name);
       out << R"(","ts":)" << static_cast<double>(e.begin_ns - origin) / 1000.0
@@ -133,30 +137,25 @@ class recorder {
     auto const evs = events();
     std::int64_t const origin = origin_of(evs);
     std::int64_t end = origin + 1;
-    int cores = 1;
-    for (auto const& e : evs) {
-      end = std::max(end, e.end_ns);
-      cores = std::max(cores, e.core + 1);
-    }
-    double const label_w = 120, width = 1100, row_h = 22, gap = 6, top = 40;
+    for (auto const& e : evs) end = std::max(end, e.end_ns);
+    auto const rows = rows_of(evs);
+    double const label_w = 210, width = 1100, row_h = 18, gap = 4, top = 40;
     double const span = static_cast<double>(end - origin);
-    double const height = top + cores * 2 * (row_h + gap) + 40;
+    double const height = top + static_cast<double>(rows.size()) * (row_h + gap) + 40;
     auto x_of = [&](std::int64_t t) { return label_w + (static_cast<double>(t - origin) / span) * (width - label_w - 10); };
     out << R"(<svg xmlns="http://www.w3.org/2000/svg" width=")" << width << R"(" height=")" << height
         << R"(" font-family="sans-serif" font-size="12">)" << '\n';
     out << R"(<rect width="100%" height="100%" fill="white"/>)" << '\n';
     out << R"(<text x="10" y="20" font-size="14">pallas-cpp pipeline timeline: )" << evs.size() << " spans over "
         << span / 1e3 << R"( us (blue: grid steps, orange: DMAs)</text>)" << '\n';
-    for (int c = 0; c < cores; ++c)
-      for (int dma = 0; dma < 2; ++dma) {
-        double const y = top + (c * 2 + dma) * (row_h + gap);
-        out << R"(<text x="10" y=")" << y + row_h * 0.7 << R"(">core )" << c << (dma ? " DMA" : " compute")
-            << "</text>\n";
-        out << R"(<rect x=")" << label_w << R"(" y=")" << y << R"(" width=")" << width - label_w - 10
-            << R"(" height=")" << row_h << R"(" fill="#f3f3f3"/>)" << '\n';
-      }
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      double const y = top + static_cast<double>(r) * (row_h + gap);
+      out << R"(<text x="10" y=")" << y + row_h * 0.72 << R"(">)" << rows[r].label << "</text>\n";
+      out << R"(<rect x=")" << label_w << R"(" y=")" << y << R"(" width=")" << width - label_w - 10
+          << R"(" height=")" << row_h << R"(" fill="#f3f3f3"/>)" << '\n';
+    }
     for (auto const& e : evs) {
-      double const y = top + (e.core * 2 + (e.dma ? 1 : 0)) * (row_h + gap);
+      double const y = top + static_cast<double>(row_of(rows, e)) * (row_h + gap);
       double const x0 = x_of(e.begin_ns), x1 = std::max(x_of(e.end_ns), x0 + 0.5);
       out << R"(<rect x=")" << x0 << R"(" y=")" << y + 2 << R"(" width=")" << x1 - x0 << R"(" height=")"
           << row_h - 4 << R"(" fill=")" << (e.dma ? "#f28e2b" : "#4e79a7") << R"(" stroke="white" stroke-width="0.3"><title>)";
@@ -168,7 +167,7 @@ class recorder {
       }
       out << "</title></rect>\n";
     }
-    double const axis_y = top + cores * 2 * (row_h + gap) + 14;
+    double const axis_y = top + static_cast<double>(rows.size()) * (row_h + gap) + 14;
     for (int k = 0; k <= 4; ++k) {
       std::int64_t const t = origin + static_cast<std::int64_t>(span * k / 4);
       out << R"(<text x=")" << x_of(t) - (k == 4 ? 40 : 0) << R"(" y=")" << axis_y << R"(" fill="#555">)"
@@ -178,6 +177,35 @@ class recorder {
   }
 
  private:
+  struct row {
+    int core;
+    bool dma;
+    int lane;
+    std::string label;
+    bool operator<(row const& o) const {
+      return std::tie(core, dma, lane) < std::tie(o.core, o.dma, o.lane);
+    }
+  };
+
+  // One row per core's compute track and per DMA lane that has events, in core order.
+  static std::vector<row> rows_of(std::vector<event> const& evs) {
+    std::vector<row> rows;
+    for (auto const& e : evs) {
+      row r{e.core, e.dma, e.dma ? e.lane : 0, {}};
+      if (std::find_if(rows.begin(), rows.end(), [&](row const& x) { return !(x < r) && !(r < x); }) != rows.end())
+        continue;
+      r.label = "core " + std::to_string(e.core) + (e.dma ? " DMA " + e.lane_name : std::string(" compute"));
+      rows.push_back(std::move(r));
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  }
+
+  static std::size_t row_of(std::vector<row> const& rows, event const& e) {
+    row const key{e.core, e.dma, e.dma ? e.lane : 0, {}};
+    return static_cast<std::size_t>(std::lower_bound(rows.begin(), rows.end(), key) - rows.begin());
+  }
+
   static std::int64_t origin_of(std::vector<event> const& evs) {
     std::int64_t o = evs.empty() ? 0 : evs.front().begin_ns;
     for (auto const& e : evs) o = std::min(o, e.begin_ns);

@@ -510,6 +510,8 @@ struct pipelined_operand {
       e.name = name() + (to_hbm ? " write-back of block " : " fetch of block ") + point_string(b);
       e.core = core.index;
       e.dma = true;
+      e.lane = position + (Role == operand_role::output ? 1000 : 0);
+      e.lane_name = name();
       e.begin_ns = started_ns[static_cast<std::size_t>(k % buffer_count)];
       e.end_ns = trace::detail::now_ns();
       trace::detail::recorder::instance().record(std::move(e));
