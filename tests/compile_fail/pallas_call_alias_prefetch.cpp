@@ -3,7 +3,9 @@
 // input 1, and input 0 is the prefetched array.
 #include <cstdint>
 
-#include <pallas/pallas.hpp>
+#include <pallas/block_view.hpp>
+#include <pallas/expr/elementwise.hpp>
+#include <pallas/pallas_call.hpp>
 
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;

@@ -1,6 +1,7 @@
 // expect-error: pallas::pallas_call: an aliased input and output must have the same shape and dtype
 // Input 0 (16 x 128) aliased to output 0 (8 x 128).
-#include <pallas/pallas.hpp>
+#include <pallas/block_view.hpp>
+#include <pallas/pallas_call.hpp>
 
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;

@@ -1,6 +1,8 @@
 // expect-error: pallas::pallas_call: one in_spec per input \(in_specs == inputs\)
 // Two inputs, one in_spec.
-#include <pallas/pallas.hpp>
+#include <pallas/block_view.hpp>
+#include <pallas/expr/elementwise.hpp>
+#include <pallas/pallas_call.hpp>
 
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;

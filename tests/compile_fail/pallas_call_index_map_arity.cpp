@@ -3,7 +3,8 @@
 // ref; this one forgets the ref.
 #include <cstdint>
 
-#include <pallas/pallas.hpp>
+#include <pallas/block_view.hpp>
+#include <pallas/pallas_call.hpp>
 
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;

@@ -1,6 +1,7 @@
 // expect-error: pallas::pallas_call: the kernel must take the scalar-prefetch refs, one block ref per input and output, then the scratch refs, in that order
 // A kernel that forgets its scratch ref.
-#include <pallas/pallas.hpp>
+#include <pallas/block_view.hpp>
+#include <pallas/pallas_call.hpp>
 
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;

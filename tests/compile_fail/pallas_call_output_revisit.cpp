@@ -1,7 +1,9 @@
 // expect-error: an output block is revisited after another block
 // Grid (3,) writing blocks 0, 1, 0: a revisit, caught at compile time also when no axis is
 // PARALLEL on a chip with several cores (core 0 runs the whole grid).
-#include <pallas/pallas.hpp>
+#include <pallas/block_view.hpp>
+#include <pallas/expr/creation.hpp>
+#include <pallas/pallas_call.hpp>
 
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;

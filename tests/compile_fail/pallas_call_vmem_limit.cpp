@@ -3,7 +3,9 @@
 // over a 4 MiB vmem_limit_bytes.
 #include <cstdint>
 
-#include <pallas/pallas.hpp>
+#include <pallas/block_view.hpp>
+#include <pallas/expr/elementwise.hpp>
+#include <pallas/pallas_call.hpp>
 
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;
