@@ -119,6 +119,7 @@ run_config() {
     passed=$((total - failed))
   fi
   summary+=("$name: build $(elapsed $built), ctest $(elapsed $tested), $passed/$total passed")
+  echo "test.sh: ${summary[-1]}"
   total_passed=$((total_passed + passed))
   total_failed=$((total_failed + failed))
   if [ "$status" -ne 0 ]; then

@@ -1,10 +1,14 @@
 # cmake -P script behind the compile_fail.* tests.
-#   -DCOMPILER=<c++>  -DSOURCE=<tests/compile_fail/rule.cpp>  -DMODE=fail|twin
+#   -DCOMPILER=<c++>  -DSOURCE=<tests/compile_fail/rule.cpp>  -DMODE=fail|twin|pch
 #   -DFLAGS=<a|b|...>  -DINCLUDES=<dir|dir|...>  -DIMPLICIT_INCLUDES=<dir|...>
 #   -DPROJECT_INCLUDE=<include/ of pallas: -I; every other directory is -isystem>
+#   -DPCH_HEADER=<header that includes the umbrella>  -DPCH_FILE=<its precompiled form>
 # MODE=fail: compile with -DPALLAS_COMPILE_FAIL; pass only if the compiler fails and its
 #            output matches the regex on the file's first line, `// expect-error: <regex>`.
 # MODE=twin: compile without it; pass only if the compiler succeeds.
+# MODE=pch:  precompile PCH_HEADER (SOURCE) into OUTPUT with the same flags (build step).
+# With PCH_FILE present, fail/twin pre-include PCH_HEADER so the compiler loads the
+# umbrella header instead of parsing it; a stale or unusable PCH falls back to parsing.
 cmake_minimum_required(VERSION 3.21)
 
 foreach(_var COMPILER SOURCE MODE)
@@ -12,14 +16,6 @@ foreach(_var COMPILER SOURCE MODE)
     message(FATAL_ERROR "compile_fail.cmake: -D${_var}=... is required")
   endif()
 endforeach()
-
-file(STRINGS "${SOURCE}" _first LIMIT_COUNT 1)
-if(NOT _first MATCHES "^// expect-error: (.+)$")
-  message(FATAL_ERROR "${SOURCE}: the first line must be `// expect-error: <regex>`, "
-                      "got: ${_first}")
-endif()
-set(_regex "${CMAKE_MATCH_1}")
-string(STRIP "${_regex}" _regex)
 
 string(REPLACE "|" ";" _flags "${FLAGS}")
 string(REPLACE "|" ";" _includes "${INCLUDES}")
@@ -40,19 +36,56 @@ foreach(_dir IN LISTS _includes)
   endif()
 endforeach()
 
-set(_command "${COMPILER}" ${_flags} ${_include_flags})
+set(_base "${COMPILER}" ${_flags} ${_include_flags})
+
+if(MODE STREQUAL "pch")
+  set(_command ${_base} -x c++-header "${SOURCE}" -o "${OUTPUT}")
+  execute_process(COMMAND ${_command} RESULT_VARIABLE _result
+                  OUTPUT_VARIABLE _output ERROR_VARIABLE _output)
+  if(NOT _result EQUAL 0)
+    file(REMOVE "${OUTPUT}")
+    list(JOIN _command " " _shown)
+    message(NOTICE "command: ${_shown}\n${_output}")
+    message(FATAL_ERROR "Precompiling <pallas/pallas.hpp> failed (output above).")
+  endif()
+  return()
+endif()
+
+file(STRINGS "${SOURCE}" _first LIMIT_COUNT 1)
+if(NOT _first MATCHES "^// expect-error: (.+)$")
+  message(FATAL_ERROR "${SOURCE}: the first line must be `// expect-error: <regex>`, "
+                      "got: ${_first}")
+endif()
+set(_regex "${CMAKE_MATCH_1}")
+string(STRIP "${_regex}" _regex)
+
+set(_command ${_base} -fsyntax-only)
 if(MODE STREQUAL "fail")
   list(APPEND _command -DPALLAS_COMPILE_FAIL)
 elseif(NOT MODE STREQUAL "twin")
-  message(FATAL_ERROR "compile_fail.cmake: MODE must be fail or twin, got ${MODE}")
+  message(FATAL_ERROR "compile_fail.cmake: MODE must be fail, twin or pch, got ${MODE}")
 endif()
-list(APPEND _command "${SOURCE}")
 
-execute_process(COMMAND ${_command}
-                RESULT_VARIABLE _result
-                OUTPUT_VARIABLE _output
-                ERROR_VARIABLE _output)
-list(JOIN _command " " _shown)
+macro(compile)
+  execute_process(COMMAND ${_command} "${SOURCE}"
+                  RESULT_VARIABLE _result
+                  OUTPUT_VARIABLE _output
+                  ERROR_VARIABLE _output)
+  list(JOIN _command " " _shown)
+  string(APPEND _shown " ${SOURCE}")
+endmacro()
+
+set(_plain_command ${_command})
+if(PCH_HEADER AND EXISTS "${PCH_FILE}")
+  list(APPEND _command -include "${PCH_HEADER}")
+endif()
+compile()
+if(NOT _result EQUAL 0 AND _output MATCHES "precompiled header|PCH file")
+  # clang rejects a PCH older than the headers (ctest run without a rebuild).
+  message(STATUS "the precompiled header is unusable; compiling without it")
+  set(_command ${_plain_command})
+  compile()
+endif()
 
 # The command and the compiler's output, unformatted (FATAL_ERROR would re-wrap them).
 macro(report)

@@ -238,6 +238,24 @@ TEST_CASE("checked: element writes the hooks do not see are caught by snapshots"
   }
 }
 
+TEST_CASE("checked: a destination written between a partial wait and the copy's last wait is a race",
+          "[checked][race]") {
+  // The first half-size wait moves the whole copy but consumes only half its bytes: the
+  // copy is still in flight, and its destination may not be written yet.
+  auto const x = rows();
+  auto const msg = error_of<pl::race_error>([&] {
+    one_core([](auto x_hbm, auto, auto buf, auto sems) {
+      pltpu::async_copy(x_hbm, buf, sems.at(0));
+      auto half = pltpu::make_async_copy(x_hbm.at(pl::ds<8>(0)), buf.at(pl::ds<8>(0)), sems.at(0));
+      half.wait();
+      buf(0, 0) = 3.0f;
+      half.wait();
+    })(x);
+  });
+  CHECK_THAT(msg, Contains("the destination of copy #1 (HBM"));
+  CHECK_THAT(msg, Contains("was written before its async_copy.wait"));
+}
+
 TEST_CASE("checked: the destination of a copy in flight reads as poison; scratch starts poisoned", "[checked]") {
   auto const x = rows();
   float seen = 0;

@@ -96,6 +96,13 @@ inline void wait_on_semaphore(core_state& core, std::atomic<std::int32_t>& cell,
     maybe_complete_early(core, where);
   }
   bool const spin = spinning_pays(launch.num_cores);
+  struct wait_scope {  // checked mode: moves inside the wait snapshot when it ends
+    checked_state& c;
+    explicit wait_scope(checked_state& s) : c(s) { c.in_wait = checked_mode; }
+    ~wait_scope() {
+      if constexpr (checked_mode) c.wait_ended();
+    }
+  } scope(core.checked);
   wait_registration blocked(core);
   for (int k = 0;; ++k) {
     std::int32_t cur = cell.load(std::memory_order_acquire);
@@ -149,8 +156,9 @@ inline bool schedule_is_eager(core_state& core) noexcept {
 
 /// Checked mode: a copy (or sync_copy) reading `src` and writing `dst` must not touch the
 /// destination, nor write the source, of a copy in flight: on this core, and for HBM, on
-/// every core. `who` names the new copy in the message.
-inline void check_copy_conflicts(core_state& core, region const& src, region const& dst, std::string const& who) {
+/// every core. `who()` names the new copy in the message (only called on a race).
+template <class Who>
+void check_copy_conflicts(core_state& core, region const& src, region const& dst, Who&& who) {
   std::string hit = core.checked.conflict(&src, &dst);
   if (hit.empty()) {
     bool const src_hbm = !src.empty() && !core.checked.memory.is_local(src.lo);
@@ -164,7 +172,7 @@ inline void check_copy_conflicts(core_state& core, region const& src, region con
       }
     }
   }
-  if (!hit.empty()) fail<race_error>("pallas::race: ", who, ' ', hit, ", before that copy's wait");
+  if (!hit.empty()) fail<race_error>("pallas::race: ", who(), ' ', hit, ", before that copy's wait");
 }
 
 /// "the copy's" source and destination regions overlap (identical views excepted).

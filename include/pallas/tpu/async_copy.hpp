@@ -96,7 +96,7 @@ class async_copy_descriptor {
     auto const describe_new = [&] { return core.checked.describe(rec); };
     if (d::regions_overlap_unequal(rec.src, rec.dst))
       d::fail<race_error>("pallas::make_async_copy: the source and destination of ", describe_new(), " overlap");
-    d::check_copy_conflicts(core, rec.src, rec.dst, describe_new());
+    d::check_copy_conflicts(core, rec.src, rec.dst, describe_new);
     rec.src_hash = d::hash_region(rec.src);
     rec.check_src_hash = !rec.src.intersects(rec.dst);  // a copy onto itself changes its source
     if (!d::schedule_is_eager(core) && task.bytes != 0 && !rec.src.intersects(rec.dst)) {
@@ -140,7 +140,7 @@ auto make_async_copy(Src const& src, Dst const& dst, Sem const& sem) {
   pallas::detail::check_copy_types<Src, Dst>("make_async_copy");
   static_assert(Sem::rank() == 0,
                 "pallas::make_async_copy: the semaphore must be ()-shaped; pick one with .at(i)");
-  static_assert(std::is_same_v<typename Sem::value_type, semaphore<semaphore_kind::dma>>,
+  static_assert(Sem::rank() != 0 || std::is_same_v<typename Sem::value_type, semaphore<semaphore_kind::dma>>,
                 "pallas::make_async_copy: the semaphore must be a DMA semaphore "
                 "(pltpu::SemaphoreType::DMA)");
   return async_copy_descriptor<Src, Dst, Sem>(src, dst, sem);

@@ -26,7 +26,7 @@ namespace pallas::tpu {
 template <fixed_string AxisName, SemaphoreRef S>
 void core_barrier(S const& sem, pallas::detail::place where = pallas::detail::place::here()) {
   static_assert(S::rank() == 0, "pallas::core_barrier: the semaphore must be ()-shaped; pick one with .at(i)");
-  static_assert(!std::is_same_v<typename S::value_type, semaphore<semaphore_kind::dma>>,
+  static_assert(S::rank() != 0 || !std::is_same_v<typename S::value_type, semaphore<semaphore_kind::dma>>,
                 "pallas::core_barrier: the semaphore must be a REGULAR or BARRIER semaphore, not a DMA one");
   index_t const n = axis_size<AxisName>();
   index_t const me = axis_index<AxisName>();

@@ -83,10 +83,10 @@ void sync_copy(Src const& src, Dst const& dst, pallas::detail::place where = pal
     if constexpr (checked_mode) {
       if (core.checked.in_flight.load(std::memory_order_relaxed) != 0 || core.launch->num_cores > 1) {
         auto const s = pallas::detail::region_of(src), d = pallas::detail::region_of(dst);
-        pallas::detail::check_copy_conflicts(
-            core, s, d,
-            pallas::detail::str("sync_copy from ", core.checked.memory.address(s.lo), " to ",
-                                core.checked.memory.address(d.lo), " at ", where.file_name(), ':', where.line));
+        pallas::detail::check_copy_conflicts(core, s, d, [&] {
+          return pallas::detail::str("sync_copy from ", core.checked.memory.address(s.lo), " to ",
+                                     core.checked.memory.address(d.lo), " at ", where.file_name(), ':', where.line);
+        });
       }
     } else {
       (void)where;
