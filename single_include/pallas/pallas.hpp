@@ -5680,27 +5680,59 @@ class leak_error : public error {
 
 namespace pallas::detail {
 
-/// A 64-bit hash of a region's bytes (source snapshots).
+/// A 64-bit checksum of a region's bytes (source and destination snapshots): four
+/// independent Fletcher-style lanes over 8-byte words, position-sensitive, at memory speed.
 inline std::uint64_t hash_region(region const& r) noexcept {
-  std::uint64_t h = 0x9e3779b97f4a7c15ull;
-  auto mix = [&h](std::byte const* p, std::int64_t n) {
+  std::uint64_t a[4] = {1, 2, 3, 4}, b[4] = {0, 0, 0, 0};
+  std::uint64_t tail = 0xcbf29ce484222325ull;
+  auto mix = [&](std::byte const* p, std::int64_t n) {
     std::int64_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-      std::uint64_t w;
-      std::memcpy(&w, p + k, 8);
-      h = (h ^ w) * 0x100000001b3ull;
-      h ^= h >> 29;
+    for (; k + 32 <= n; k += 32) {
+      std::uint64_t w[4];
+      std::memcpy(w, p + k, 32);
+      for (int l = 0; l < 4; ++l) {
+        a[l] += w[l];
+        b[l] += a[l];
+      }
     }
-    for (; k < n; ++k) h = (h ^ static_cast<std::uint64_t>(p[k])) * 0x100000001b3ull;
+    for (; k < n; ++k) tail = (tail ^ static_cast<std::uint64_t>(p[k])) * 0x100000001b3ull;
+    tail = (tail ^ static_cast<std::uint64_t>(n)) * 0x100000001b3ull;
   };
-  if (r.empty()) return h;
-  if (r.rank == 0) {
-    mix(r.base, r.run);
-    return h;
+  if (!r.empty()) {
+    if (r.rank == 0) {
+      mix(r.base, r.run);
+    } else {
+      std::int64_t const n = r.runs();
+      for (std::int64_t k = 0; k < n; ++k) mix(r.run_start(k), r.run);
+    }
   }
-  std::int64_t const n = r.runs();
-  for (std::int64_t k = 0; k < n; ++k) mix(r.run_start(k), r.run);
+  std::uint64_t h = tail;
+  for (int l = 0; l < 4; ++l) {
+    h = (h ^ a[l]) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ b[l]) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 31;
+  }
   return h;
+}
+
+/// Whether every element of the region holds `pattern` (element_bytes bytes).
+inline bool region_holds(region const& r, std::byte const* pattern, std::int64_t element_bytes) noexcept {
+  if (r.empty()) return true;
+  std::byte line[256];  // 256 is a multiple of every element size (1, 2, 4, 8)
+  std::memcpy(line, pattern, static_cast<std::size_t>(element_bytes));
+  for (std::int64_t filled = element_bytes; filled < 256; filled *= 2)
+    std::memcpy(line + filled, line, static_cast<std::size_t>(filled));
+  auto holds = [&](std::byte const* p, std::int64_t n) {
+    for (std::int64_t k = 0; k < n; k += 256) {
+      std::int64_t const len = n - k < 256 ? n - k : 256;
+      if (std::memcmp(p + k, line, static_cast<std::size_t>(len)) != 0) return false;
+    }
+    return true;
+  };
+  if (r.rank == 0) return holds(r.base, r.run);
+  for (std::int64_t k = 0, n = r.runs(); k < n; ++k)
+    if (!holds(r.run_start(k), r.run)) return false;
+  return true;
 }
 
 /// One started copy, as checked mode sees it.
@@ -5718,7 +5750,8 @@ struct copy_record {
   std::uint64_t move_order = 0;  ///< when its bytes moved, among this core's copies
   std::uint64_t src_hash = 0;
   bool check_src_hash = false;
-  std::uint64_t dst_hash = 0;    ///< after the bytes moved
+  std::uint64_t dst_hash = 0;    ///< after the bytes moved (taken when user code may run next)
+  bool has_dst_hash = false;
   bool poisoned_dst = false;     ///< the destination was poisoned at start
   std::byte poison[8]{};         ///< one element of poison
   std::int64_t element_bytes = 0;
@@ -5774,6 +5807,7 @@ class checked_state final : public access_checker {
   std::vector<copy_record> copies;             ///< in flight, in start order
   std::vector<semaphore_block> semaphores;     ///< allocated, in allocation order
   char const* allocation_origin = "scratch";   ///< what semaphore allocations come from now
+  bool in_wait = false;  ///< inside wait_on_semaphore: no user code runs until it returns
   std::uint64_t next_copy_id = 1;
   std::uint64_t next_move = 1;
 
@@ -5794,6 +5828,7 @@ class checked_state final : public access_checker {
     semaphores.clear();
     credits.clear();
     allocation_origin = "scratch";
+    in_wait = false;
     next_copy_id = 1;
     next_move = 1;
     in_flight.store(0, std::memory_order_relaxed);
@@ -5912,17 +5947,7 @@ class checked_state final : public access_checker {
     std::lock_guard lock(mutex);
     copy_record* c = find_locked(id);
     if (!c || !c->poisoned_dst) return;
-    region const& d = c->dst;
-    bool intact = true;
-    auto scan = [&](std::byte const* p, std::int64_t n) {
-      for (std::int64_t k = 0; k < n && intact; k += c->element_bytes)
-        intact = std::memcmp(p + k, c->poison, static_cast<std::size_t>(c->element_bytes)) == 0;
-    };
-    if (d.rank == 0)
-      scan(d.base, d.run);
-    else
-      for (std::int64_t k = 0, n = d.runs(); k < n && intact; ++k) scan(d.run_start(k), d.run);
-    if (!intact) {
+    if (!region_holds(c->dst, c->poison, c->element_bytes)) {
       std::ostringstream out;
       out << "pallas::race: the destination of " << describe_locked(*c)
           << " was written before the copy's wait";
@@ -5931,14 +5956,32 @@ class checked_state final : public access_checker {
     }
   }
 
-  /// After copy `id` moved its bytes.
+  /// After copy `id` moved its bytes. Inside a wait, the destination's snapshot waits
+  /// until the wait ends (no user code runs meanwhile), and is not needed at all when the
+  /// wait retires the copy.
   void after_move(std::uint64_t id) {
     std::lock_guard lock(mutex);
     copy_record* c = find_locked(id);
     if (!c) return;
     c->moved = true;
     c->move_order = next_move++;
-    c->dst_hash = hash_region(c->dst);
+    if (!in_wait) {
+      c->dst_hash = hash_region(c->dst);
+      c->has_dst_hash = true;
+    }
+  }
+
+  /// The end of a wait: snapshot the destinations of the copies that moved during it and
+  /// are still in flight.
+  void wait_ended() {
+    in_wait = false;
+    if (in_flight.load(std::memory_order_relaxed) == 0) return;
+    std::lock_guard lock(mutex);
+    for (auto& c : copies)
+      if (c.moved && !c.has_dst_hash) {
+        c.dst_hash = hash_region(c.dst);
+        c.has_dst_hash = true;
+      }
   }
 
   /// A wait consumed `bytes` of `semaphore`: retire the moved copies whose signals that
@@ -5972,7 +6015,7 @@ class checked_state final : public access_checker {
         fail<race_error>(out.str());
       };
       if (next->check_src_hash && hash_region(next->src) != next->src_hash) report("source");
-      if (hash_region(next->dst) != next->dst_hash) report("destination");
+      if (next->has_dst_hash && hash_region(next->dst) != next->dst_hash) report("destination");
       copies.erase(copies.begin() + (next - copies.data()));
       in_flight.store(static_cast<int>(copies.size()), std::memory_order_relaxed);
     }
@@ -7361,6 +7404,13 @@ inline void wait_on_semaphore(core_state& core, std::atomic<std::int32_t>& cell,
     maybe_complete_early(core, where);
   }
   bool const spin = spinning_pays(launch.num_cores);
+  struct wait_scope {  // checked mode: moves inside the wait snapshot when it ends
+    checked_state& c;
+    explicit wait_scope(checked_state& s) : c(s) { c.in_wait = checked_mode; }
+    ~wait_scope() {
+      if constexpr (checked_mode) c.wait_ended();
+    }
+  } scope(core.checked);
   wait_registration blocked(core);
   for (int k = 0;; ++k) {
     std::int32_t cur = cell.load(std::memory_order_acquire);
@@ -7414,8 +7464,9 @@ inline bool schedule_is_eager(core_state& core) noexcept {
 
 /// Checked mode: a copy (or sync_copy) reading `src` and writing `dst` must not touch the
 /// destination, nor write the source, of a copy in flight: on this core, and for HBM, on
-/// every core. `who` names the new copy in the message.
-inline void check_copy_conflicts(core_state& core, region const& src, region const& dst, std::string const& who) {
+/// every core. `who()` names the new copy in the message (only called on a race).
+template <class Who>
+void check_copy_conflicts(core_state& core, region const& src, region const& dst, Who&& who) {
   std::string hit = core.checked.conflict(&src, &dst);
   if (hit.empty()) {
     bool const src_hbm = !src.empty() && !core.checked.memory.is_local(src.lo);
@@ -7429,7 +7480,7 @@ inline void check_copy_conflicts(core_state& core, region const& src, region con
       }
     }
   }
-  if (!hit.empty()) fail<race_error>("pallas::race: ", who, ' ', hit, ", before that copy's wait");
+  if (!hit.empty()) fail<race_error>("pallas::race: ", who(), ' ', hit, ", before that copy's wait");
 }
 
 /// "the copy's" source and destination regions overlap (identical views excepted).
@@ -7708,10 +7759,10 @@ void sync_copy(Src const& src, Dst const& dst, pallas::detail::place where = pal
     if constexpr (checked_mode) {
       if (core.checked.in_flight.load(std::memory_order_relaxed) != 0 || core.launch->num_cores > 1) {
         auto const s = pallas::detail::region_of(src), d = pallas::detail::region_of(dst);
-        pallas::detail::check_copy_conflicts(
-            core, s, d,
-            pallas::detail::str("sync_copy from ", core.checked.memory.address(s.lo), " to ",
-                                core.checked.memory.address(d.lo), " at ", where.file_name(), ':', where.line));
+        pallas::detail::check_copy_conflicts(core, s, d, [&] {
+          return pallas::detail::str("sync_copy from ", core.checked.memory.address(s.lo), " to ",
+                                     core.checked.memory.address(d.lo), " at ", where.file_name(), ':', where.line);
+        });
       }
     } else {
       (void)where;
@@ -7814,7 +7865,7 @@ class async_copy_descriptor {
     auto const describe_new = [&] { return core.checked.describe(rec); };
     if (d::regions_overlap_unequal(rec.src, rec.dst))
       d::fail<race_error>("pallas::make_async_copy: the source and destination of ", describe_new(), " overlap");
-    d::check_copy_conflicts(core, rec.src, rec.dst, describe_new());
+    d::check_copy_conflicts(core, rec.src, rec.dst, describe_new);
     rec.src_hash = d::hash_region(rec.src);
     rec.check_src_hash = !rec.src.intersects(rec.dst);  // a copy onto itself changes its source
     if (!d::schedule_is_eager(core) && task.bytes != 0 && !rec.src.intersects(rec.dst)) {
@@ -7858,7 +7909,7 @@ auto make_async_copy(Src const& src, Dst const& dst, Sem const& sem) {
   pallas::detail::check_copy_types<Src, Dst>("make_async_copy");
   static_assert(Sem::rank() == 0,
                 "pallas::make_async_copy: the semaphore must be ()-shaped; pick one with .at(i)");
-  static_assert(std::is_same_v<typename Sem::value_type, semaphore<semaphore_kind::dma>>,
+  static_assert(Sem::rank() != 0 || std::is_same_v<typename Sem::value_type, semaphore<semaphore_kind::dma>>,
                 "pallas::make_async_copy: the semaphore must be a DMA semaphore "
                 "(pltpu::SemaphoreType::DMA)");
   return async_copy_descriptor<Src, Dst, Sem>(src, dst, sem);
@@ -7897,7 +7948,7 @@ namespace pallas::tpu {
 template <fixed_string AxisName, SemaphoreRef S>
 void core_barrier(S const& sem, pallas::detail::place where = pallas::detail::place::here()) {
   static_assert(S::rank() == 0, "pallas::core_barrier: the semaphore must be ()-shaped; pick one with .at(i)");
-  static_assert(!std::is_same_v<typename S::value_type, semaphore<semaphore_kind::dma>>,
+  static_assert(S::rank() != 0 || !std::is_same_v<typename S::value_type, semaphore<semaphore_kind::dma>>,
                 "pallas::core_barrier: the semaphore must be a REGULAR or BARRIER semaphore, not a DMA one");
   index_t const n = axis_size<AxisName>();
   index_t const me = axis_index<AxisName>();
