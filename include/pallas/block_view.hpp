@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <pallas/detail/checked_access.hpp>
 #include <pallas/expr/assign.hpp>
 #include <pallas/expr/block.hpp>
 #include <pallas/expr/expression.hpp>
@@ -56,8 +57,10 @@ class block_view : public detail::block_view_base<R> {
   using ref_type = R;
   static constexpr std::size_t rank = shape_type::rank();
 
-  explicit block_view(R const& ref) noexcept
-      : base(ref.data(), ref.strides().all()), ref_(ref) {}
+  /// Checked mode: viewing the destination of a copy still in flight is a race.
+  explicit block_view(R const& ref) : base(ref.data(), ref.strides().all()), ref_(ref) {
+    detail::check_ref_access(ref_, false, "a block read or store (x[pl::ellipsis])");
+  }
 
   /// The ref this view reads and writes.
   R const& ref() const noexcept { return ref_; }
@@ -100,8 +103,11 @@ class block_view : public detail::block_view_base<R> {
   template <class AOp, class V>
   void store(V&& v) {
     static_assert(writable, "pallas::block_view: cannot store into a ref of const elements");
-    if constexpr (writable)
+    if constexpr (writable) {
+      // Checked mode: writing the source of a copy still in flight is a race.
+      detail::check_ref_access(ref_, true, "a block store (o[pl::ellipsis] = ...)");
       detail::store<AOp, shape_type>(ref_.data(), this->strides(), std::forward<V>(v));
+    }
   }
 
   R ref_;
