@@ -10156,10 +10156,6 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
       if (a.output == static_cast<int>(O)) return a.input;
     return -1;
   }
-  template <std::size_t O>
-  static constexpr bool is_aliased_output() {
-    return alias_input_of<O>() >= 0;
-  }
 
   template <std::size_t O, std::size_t NumInputs, class PrefetchArgs, class Inputs>
   auto make_output(PrefetchArgs const&, Inputs const& inputs) const {
@@ -10205,8 +10201,7 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
                             std::tuple_element_t<I, InRefs>, GridT, Semantics, Cores, false, has_extra, true>(),
        ...);
       (td::check_whole_grid<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
-                            std::tuple_element_t<O, OutRefs>, GridT, Semantics, Cores, !is_aliased_output<O>(),
-                            has_extra, true>(),
+                            std::tuple_element_t<O, OutRefs>, GridT, Semantics, Cores, true, has_extra, true>(),
        ...);
       constexpr std::int64_t vmem_bytes =
           (std::int64_t{0} + ... +
