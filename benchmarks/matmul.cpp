@@ -2,11 +2,13 @@
 //   matmul_2048_vs_openblas   matmul.md's kernel (x (bm, bk) blocks at (i, k), y (bk, bn) at
 //                             (k, j), an f32 VMEM accumulator zeroed at k == 0 and written at
 //                             the last k), 2048^3 f32 on all cores (2, v5p's), with the best
-//                             of the square blocks 128, 256, 512, against OpenBLAS sgemm on
-//                             the same number of threads                      goal >= 0.8
-// and, as information (no goal): every block size at 1024^3 and 2048^3, bf16 inputs with
-// f32 accumulation, and the block-sparse (DSD) kernel of sparse.md at 10% density against
-// the dense kernel on the same (dense) matrix. Everything is timed in the same run and
+//                             of the square blocks 256, 512, 1024, against OpenBLAS sgemm on
+//                             the same number of threads                      goal >= 0.9
+//   matmul_2048_bf16_vs_openblas   the same with bf16 inputs (f32 accumulation), against
+//                             sgemm on f32                                    goal >= 0.9
+// and, as information (no goal): every block size at 1024^3 and 2048^3, and the
+// block-sparse (DSD) kernel of sparse.md at 10% density against the dense kernel on the
+// same (dense) matrix. Everything is timed in the same run and
 // printed as one table at the end.
 
 #include <cblas.h>
@@ -228,12 +230,20 @@ BENCHMARK(BM_pallas_matmul<2048, 512, float>)
     ->Name("pallas_f32/2048/512")
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pallas_matmul<2048, 1024, float>)
+    ->Name("pallas_f32/2048/1024")
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pallas_matmul<2048, 256, pl::bfloat16>)
     ->Name("pallas_bf16/2048/256")
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_pallas_matmul<2048, 512, pl::bfloat16>)
     ->Name("pallas_bf16/2048/512")
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_pallas_matmul<2048, 1024, pl::bfloat16>)
+    ->Name("pallas_bf16/2048/1024")
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_block_sparse_dense)->Name("dense_for_sparse")->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -254,18 +264,21 @@ int main(int argc, char** argv) {
   auto gflops = [](double s, double n) { return 2 * n * n * n / s / 1e9; };
   std::printf("\nmatmul, %d cores / OpenBLAS threads (square blocks bm = bk = bn)\n", cores);
   std::printf("%-6s %-16s %-8s %10s %12s\n", "size", "kernel", "blocks", "GFLOP/s", "vs sgemm f32");
-  double best_2048 = 0;
+  double best_2048 = 0, best_2048_bf16 = 0;
   for (int size : {1024, 2048}) {
     std::string const s = std::to_string(size);
     double const blas = seconds("openblas_sgemm/" + s);
     if (blas > 0) std::printf("%-6d %-16s %-8s %10.1f %12.2f\n", size, "openblas sgemm", "-", gflops(blas, size), 1.0);
     for (char const* kind : {"f32", "bf16"})
-      for (int block : {128, 256, 512}) {
+      for (int block : {128, 256, 512, 1024}) {
         double const t = seconds(std::string("pallas_") + kind + "/" + s + "/" + std::to_string(block));
         if (t <= 0) continue;
         std::printf("%-6d %-16s %-8d %10.1f %12.2f\n", size, (std::string("pallas_call ") + kind).c_str(), block,
                     gflops(t, size), blas > 0 ? blas / t : 0.0);
-        if (size == 2048 && std::strcmp(kind, "f32") == 0 && blas > 0) best_2048 = std::max(best_2048, blas / t);
+        if (size == 2048 && block >= 256 && blas > 0) {
+          double& best = std::strcmp(kind, "f32") == 0 ? best_2048 : best_2048_bf16;
+          best = std::max(best, blas / t);
+        }
       }
   }
   double const dense = seconds("dense_for_sparse"), sparse = seconds("block_sparse_10pct");
@@ -279,6 +292,7 @@ int main(int argc, char** argv) {
         static_cast<long long>(sparse_n), sparse * 1e3, dense * 1e3, dense / sparse,
         1.0 / sparse_problem::get().density);
   std::printf("\n");
-  if (best_2048 > 0) pallas_bench::print_goal("matmul_2048_vs_openblas", best_2048, ">=", 0.8);
+  if (best_2048 > 0) pallas_bench::print_goal("matmul_2048_vs_openblas", best_2048, ">=", 0.9);
+  if (best_2048_bf16 > 0) pallas_bench::print_goal("matmul_2048_bf16_vs_openblas", best_2048_bf16, ">=", 0.9);
   return 0;
 }

@@ -11,6 +11,9 @@
 //     pltpu.sync_copy(o_vmem, o_ref)
 //
 //   result = fill_42()  # [42.0, 42.0, ...]
+//
+// Both cores write the whole output: a race (harmless, the values agree), which checked
+// mode reports like interpret mode's detect_races, and pltpu::races_found() confirms.
 #include <pallas/pallas.hpp>
 
 #include <iostream>
@@ -39,6 +42,17 @@ int main() {
       std::cerr << "fill_42: expected 128 x 42, got the above\n";
       return 1;
     }
+
+  // Those writes are a race, harmless here because the values agree: checked mode's race
+  // detector (as Pallas' InterpretParams(detect_races=True)) printed it to stderr, and
+  // races_found() says so. On hardware, give each core its own slice (o_ref.at(...)).
+  bool const expect_race = pl::checked_mode && pltpu::get_tpu_info().num_cores > 1 &&
+                           pltpu::get_interpret_params().detect_races != pltpu::race_detection::off;
+  if (pltpu::races_found() != expect_race) {
+    std::cerr << "fill_42: races_found() is " << pltpu::races_found() << ", expected " << expect_race << '\n';
+    return 1;
+  }
+  if (expect_race) std::cout << "fill_42: the cores' writes race, as pltpu.races_found() reports\n";
   std::cout << "fill_42: ok (" << pltpu::get_tpu_info().num_cores << " cores)\n";
   return 0;
 }

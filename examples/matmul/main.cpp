@@ -3,7 +3,8 @@
 // an f32 VMEM scratch accumulator zeroed at k == 0, and the output block written with
 // astype at the last k. Run for f32 and bf16 inputs, with a fused activation (ReLU) at the
 // final write, and with a transposed right-hand side (y given as (n, k), blocks (bn, bk) at
-// (j, k), contracted on both last dims). Each result is checked against a loop.
+// (j, k), contracted on both last dims). Each result is checked against a loop; the first
+// call's cost report (pltpu::last_launch_report()) is printed and checked by hand.
 
 #include <algorithm>
 #include <cmath>
@@ -118,6 +119,16 @@ int main() {
   auto const z = matmul<128, 128, 128>(x, y);
   std::cout << "z = x @ y, f32, " << m << "x" << k << "x" << n << ":\n" << z << "\n\n";
   ok &= report("f32, blocks (128, 128, 128)", z, ref, 0, 0);
+
+  // What that call would cost on the TPU: with k / bk = 4 steps every x and y block index
+  // changes at each step, so x moves n / bn = 2 times over, y m / bm = 2 times, z once.
+  auto const cost = pltpu::last_launch_report();
+  std::cout << cost << '\n';
+  bool const counted = cost.operand("in_specs[0]")->bytes == 2 * m * k * 4 &&
+                       cost.operand("in_specs[1]")->bytes == 2 * k * n * 4 &&
+                       cost.operand("out_specs[0]")->bytes == m * n * 4 && cost.flops == 2 * m * n * k;
+  std::cout << "cost report: " << (counted ? "bytes and FLOPs as computed by hand  ok" : "WRONG") << "\n\n";
+  ok &= counted;
   ok &= report("f32, blocks (256, 128, 256)", matmul<256, 128, 256>(x, y), ref, 0, 0);
   ok &= report("f32, blocks (256, 512, 128)", matmul<256, 512, 128>(x, y), ref, 0, 0);
   ok &= report("f32, fused relu", matmul<128, 128, 128, false, relu>(x, y), ref_relu, 0, 0);

@@ -1,7 +1,9 @@
 // Records the pipeline timeline of a pipelined add on two TensorCores and writes it as a
-// Chrome trace (pipeline_trace.json: open it in Perfetto) and as an SVG picture
-// (pipeline_trace.svg). Running any program with PALLAS_TRACE=file.json (or .svg) does the
-// same without code.
+// Chrome trace (pipeline_trace.json: open it in Perfetto; one process per launch, named
+// after the kernel) and as an SVG picture (pipeline_trace.svg). Running any program with
+// PALLAS_TRACE=file.json (or .svg) does the same without code. The README's picture is this
+// program's SVG, run with PALLAS_DMA_ENGINE=thread (copies on the DMA thread, overlapping the
+// cores' compute).
 
 #include <fstream>
 #include <iostream>
@@ -15,7 +17,8 @@ int main(int argc, char** argv) {
   std::string const stem = argc > 1 ? argv[1] : "pipeline_trace";
   auto x = pl::Array<float, 1024, 512>::full(1.0f);
   auto y = pl::Array<float, 1024, 512>::full(2.0f);
-  auto add = pl::kernel(pl::like(x), pl::mesh<pltpu::TensorCoreMesh<"core">>)([](auto x_hbm, auto y_hbm, auto o_hbm) {
+  auto add = pl::kernel(pl::like(x), pl::mesh<pltpu::TensorCoreMesh<"core">>,
+                        pl::name("exp_times"))([](auto x_hbm, auto y_hbm, auto o_hbm) {
     auto ij = [](auto i, auto j) { return pl::idx(i, j); };
     pltpu::emit_pipeline([](auto xv, auto yv, auto ov) { ov[pl::ellipsis] = pl::exp(xv[pl::ellipsis]) * yv[pl::ellipsis]; },
                          pl::grid<1024 / 128, 512 / 128>,
@@ -33,12 +36,19 @@ int main(int argc, char** argv) {
   pl::trace::write_svg(stem + ".svg");
 
   auto const events = pl::trace::events();
-  int steps = 0, copies = 0;
-  for (auto const& e : events) (e.dma ? copies : steps) += 1;
-  std::cout << "recorded " << steps << " grid steps and " << copies << " copies; wrote " << stem << ".json and "
-            << stem << ".svg\n";
-  // 32 steps over 2 cores; per step two fetches (x, y) and one write-back.
-  bool const ok = steps == 32 && copies == 96 && std::abs(o(5, 5) - 2.0f * std::exp(1.0f)) < 1e-5f;
+  auto const launches = pl::trace::launches();
+  int steps = 0, copies = 0, timed = 0;
+  for (auto const& e : events) {
+    steps += e.category == "step";
+    copies += e.category == "pipeline_copy";
+    timed += e.cpu_ns >= 0 && e.launch == launches.back().id;
+  }
+  std::cout << "recorded launch " << launches.back().label() << ": " << steps << " grid steps and " << copies
+            << " copies; wrote " << stem << ".json and " << stem << ".svg\n";
+  // One launch; 32 steps over 2 cores; per step two fetches (x, y) and one write-back; every
+  // span with its CPU time.
+  bool const ok = launches.size() == 1 && launches[0].name == "exp_times" && steps == 32 && copies == 96 &&
+                  timed == static_cast<int>(events.size()) && std::abs(o(5, 5) - 2.0f * std::exp(1.0f)) < 1e-5f;
   std::ifstream json(stem + ".json");
   std::string first_line;
   std::getline(json, first_line);

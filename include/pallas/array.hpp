@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pl::Array<T, Dims...>: an owning, 64-byte aligned array in HBM (host memory). Kernels
 // take Arrays and return Arrays; inside a kernel they are seen through HBM refs.
@@ -17,6 +18,7 @@
 #include <utility>
 
 #include <pallas/config.hpp>
+#include <pallas/detail/runtime/fork_guard.hpp>
 #include <pallas/error.hpp>
 #include <pallas/memory_space.hpp>
 #include <pallas/ref.hpp>
@@ -37,9 +39,14 @@ class buffer_pool {
   static constexpr std::size_t max_cached_bytes = std::size_t{1} << 30;
 
   static buffer_pool& instance() {
-    static buffer_pool* const pool = new buffer_pool;  // never destroyed: Arrays may outlive statics
+    static buffer_pool* const pool = [] {
+      auto* p = new buffer_pool;  // never destroyed: Arrays may outlive statics
+      hold_across_fork<&buffer_pool::mutex_of>();
+      return p;
+    }();
     return *pool;
   }
+  static std::mutex& mutex_of() { return instance().mutex_; }
 
   void* take(std::size_t bytes) {
     if (!checked_mode && bytes >= min_bytes) {
@@ -97,15 +104,26 @@ buffer<T> allocate_buffer(index_t n, bool zero) {
 struct uninitialized_t {
   explicit constexpr uninitialized_t() = default;
 };
+/// The tag value: `pl::Array<float, 8>(pl::uninitialized)`.
 inline constexpr uninitialized_t uninitialized{};
 
+/// An array in HBM (a `jax.Array` on the device): owns aligned memory holding `T`
+/// elements in row-major order, with static extents `Dims...` (`pl::dyn` marks one known
+/// at run time). What kernels and `pallas_call` take and return; inside a kernel it is
+/// seen through a `Ref` in `memory_space::hbm`. Copies are deep, moves are cheap.
+/// `x.shape` gives the extents (`x.shape[0]` is a constant expression for static shapes).
 template <class T, index_t... Dims>
-class Array {
- public:
-  using value_type = T;
-  using shape_type = shape<Dims...>;
-  using ref_type = Ref<T, shape_type, memory_space::hbm>;
+class Array : public detail::shape_member<shape<Dims...>> {
+  using shape_base = detail::shape_member<shape<Dims...>>;
 
+ public:
+  using value_type = T;                                ///< the element type
+  using shape_type = shape<Dims...>;                   ///< the extents, static and dynamic
+  using ref_type = Ref<T, shape_type, memory_space::hbm>;  ///< how kernels see their outputs
+  /// How kernels see their inputs: elements read-only (pallas::kernel's rule).
+  using read_only_ref_type = Ref<T const, shape_type, memory_space::hbm>;
+
+  /// The number of dimensions.
   static constexpr std::size_t rank() noexcept { return sizeof...(Dims); }
 
   /// All zeros (static shapes).
@@ -114,10 +132,11 @@ class Array {
       : Array(shape_type{}) {}
 
   /// All zeros, with the given shape.
-  explicit Array(shape_type shape) : shape_(shape), data_(detail::allocate_buffer<T>(shape.size(), true)) {}
+  explicit Array(shape_type shape) : shape_base(shape), data_(detail::allocate_buffer<T>(shape.size(), true)) {}
 
   /// Contents unspecified (what kernels write their outputs into).
-  Array(uninitialized_t, shape_type shape) : shape_(shape), data_(detail::allocate_buffer<T>(shape.size(), false)) {}
+  Array(uninitialized_t, shape_type shape) : shape_base(shape), data_(detail::allocate_buffer<T>(shape.size(), false)) {}
+  /// Contents unspecified (static shapes).
   explicit Array(uninitialized_t)
     requires shape_type::is_static
       : Array(uninitialized, shape_type{}) {}
@@ -165,29 +184,45 @@ class Array {
     return a;
   }
 
-  Array(Array const& other) : shape_(other.shape_), data_(detail::allocate_buffer<T>(other.size(), false)) {
+  /// A deep copy: new memory holding the same elements.
+  Array(Array const& other) : shape_base(other.shape_), data_(detail::allocate_buffer<T>(other.size(), false)) {
     std::copy_n(other.data(), other.size(), data());
   }
+  /// Deep copy assignment.
   Array& operator=(Array const& other) {
     if (this != &other) *this = Array(other);
     return *this;
   }
-  Array(Array&&) noexcept = default;
-  Array& operator=(Array&&) noexcept = default;
+  Array(Array&&) noexcept = default;             ///< Takes the memory; `other` is left empty.
+  Array& operator=(Array&&) noexcept = default;  ///< Takes the memory; `other` is left empty.
   ~Array() = default;
 
-  shape_type const& shape() const noexcept { return shape_; }
-  index_t extent(std::size_t r) const noexcept { return shape_.extent(r); }
-  index_t size() const noexcept { return shape_.size(); }
+  // `shape`: `x.shape` (static constexpr: `pl::grid<x.shape[0] / 128>`; `x.shape()` too)
+  // for static shapes, the function `x.shape()` otherwise (detail::shape_member).
+  /// The extent of dimension `r`.
+  index_t extent(std::size_t r) const noexcept { return this->shape_.extent(r); }
+  /// The number of elements.
+  index_t size() const noexcept { return this->shape_.size(); }
+  /// @name Elements in row-major order
+  /// @{
+
+  /// The first element; the array's `size()` elements follow contiguously, last index
+  /// fastest, so `std::vector<float>(x.begin(), x.end())` and range-for work.
   T* data() noexcept { return data_.get(); }
   T const* data() const noexcept { return data_.get(); }
   T* begin() noexcept { return data(); }
   T* end() noexcept { return data() + size(); }
   T const* begin() const noexcept { return data(); }
   T const* end() const noexcept { return data() + size(); }
+  /// @}
 
-  /// The array as an HBM ref (how kernels see it).
-  ref_type ref() const noexcept { return ref_type(data_.get(), shape_); }
+  /// The array as an HBM ref (how kernels see their outputs).
+  ref_type ref() const noexcept { return ref_type(data_.get(), this->shape_); }
+  /// The array as a read-only HBM ref (how kernels see their inputs).
+  read_only_ref_type read_only_ref() const noexcept { return read_only_ref_type(data_.get(), this->shape_); }
+
+  /// @name Element access
+  /// @{
 
   /// Element (i, j, ...); throws pallas::index_error when out of bounds.
   template <Integer... I>
@@ -198,6 +233,7 @@ class Array {
   T const& operator()(I... idx) const {
     return data_[offset_of(idx...)];
   }
+  /// @}
 
   /// Same shape and every element equal.
   friend bool operator==(Array const& a, Array const& b) {
@@ -221,10 +257,10 @@ class Array {
       std::array<index_t, rank()> const ix{static_cast<index_t>(idx)...};
       index_t offset = 0;
       for (std::size_t r = 0; r < rank(); ++r) {
-        if (ix[r] < 0 || ix[r] >= shape_.extent(r))
+        if (ix[r] < 0 || ix[r] >= this->shape_.extent(r))
           detail::fail<index_error>("pallas::Array: index ", ix[r], " is out of bounds for dimension ",
-                                    r, " of extent ", shape_.extent(r));
-        offset = offset * shape_.extent(r) + ix[r];
+                                    r, " of extent ", this->shape_.extent(r));
+        offset = offset * this->shape_.extent(r) + ix[r];
       }
       return offset;
     }
@@ -233,7 +269,7 @@ class Array {
   void assign_from(std::span<T const> values) {
     if (static_cast<index_t>(values.size()) != size())
       detail::fail<shape_error>("pallas::Array: ", values.size(), " values given for an array of shape ",
-                                shape_, " (", size(), " elements)");
+                                this->shape_, " (", size(), " elements)");
     std::copy(values.begin(), values.end(), data());
   }
 
@@ -279,7 +315,6 @@ class Array {
     }
   }
 
-  [[no_unique_address]] shape_type shape_;
   detail::buffer<T> data_;
 };
 

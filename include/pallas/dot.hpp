@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Matrix products on blocks, the MXU of a TensorCore:
 //
@@ -10,6 +11,10 @@
 //   pl::dot_general(q, k, pl::contracting_dims<2, 2>, pl::batch_dims<0, 0>)
 //                                                  einsum('bqd,bkd->bqk')
 //   pl::matmul(x, y)                               jnp.matmul for ranks 1 and 2
+//   pl::dot(x, y, pl::precision<pl::Precision::HIGHEST>)
+//                                                  precision= (accepted; no effect on a CPU)
+//
+// The options are in expr/dot_options.hpp.
 //
 // The result dtype is jnp's: promote(x, y), or the preferred element type (bf16 x bf16 ->
 // f32, int8 x int8 -> int32 with it). Floats accumulate in float32 (at HIGHEST precision:
@@ -31,14 +36,12 @@
 #include <type_traits>
 #include <utility>
 
-#include <boost/mp11/algorithm.hpp>
-#include <boost/mp11/list.hpp>
-#include <boost/mp11/utility.hpp>
-
+#include <pallas/detail/runtime/cost_counters.hpp>
 #include <pallas/dtype.hpp>
 #include <pallas/expr/assign.hpp>
 #include <pallas/expr/astype.hpp>
 #include <pallas/expr/block.hpp>
+#include <pallas/expr/dot_options.hpp>
 #include <pallas/expr/expression.hpp>
 #include <pallas/expr/shape_ops.hpp>
 #include <pallas/shape.hpp>
@@ -48,6 +51,13 @@
 #    define PALLAS_USE_EIGEN 1
 #  else
 #    define PALLAS_USE_EIGEN 0
+// Silent by default (a -Werror build must not break); PALLAS_WARN_NO_EIGEN opts in.
+#    ifdef PALLAS_WARN_NO_EIGEN
+#      pragma message("pallas: <Eigen/Core> is not on the include path, so pl::dot uses " \
+                      "a plain loop, about 5-7x slower than Eigen's GEMM; add Eigen's "  \
+                      "directory (Debian: libeigen3-dev, -I/usr/include/eigen3), or "    \
+                      "define PALLAS_USE_EIGEN=0 to choose the loop")
+#    endif
 #  endif
 #endif
 #if PALLAS_USE_EIGEN
@@ -64,44 +74,6 @@
 #endif
 
 namespace pallas {
-
-/// pl.dot's trans_a: contract the first dimension of the left operand.
-struct trans_a_t {
-  explicit constexpr trans_a_t() = default;
-};
-inline constexpr trans_a_t trans_a{};
-
-/// pl.dot's trans_b: contract the last dimension of the right operand.
-struct trans_b_t {
-  explicit constexpr trans_b_t() = default;
-};
-inline constexpr trans_b_t trans_b{};
-
-/// `preferred_element_type=T`.
-template <class T>
-struct preferred_element_type_t {
-  explicit constexpr preferred_element_type_t() = default;
-};
-template <class T>
-inline constexpr preferred_element_type_t<T> preferred_element_type{};
-
-/// The contracting dimensions of lax.dot_general, one per operand.
-template <int L, int R>
-struct contracting_dims_t {
-  explicit constexpr contracting_dims_t() = default;
-};
-template <int L, int R>
-inline constexpr contracting_dims_t<L, R> contracting_dims{};
-
-/// The batch dimensions of lax.dot_general, one per operand.
-template <int L, int R>
-struct batch_dims_t {
-  static constexpr int lhs = L;
-  static constexpr int rhs = R;
-  explicit constexpr batch_dims_t() = default;
-};
-template <int L, int R>
-inline constexpr batch_dims_t<L, R> batch_dims{};
 
 namespace detail {
 
@@ -188,6 +160,10 @@ inline float* dot_scratch(int which, index_t n) {
   struct tile {
     block_storage<float> data;
     index_t capacity = 0;
+    // exit() destroys the calling thread's thread_locals before it runs atexit handlers and
+    // static destructors, which may still launch kernels on this thread (core 0): then the
+    // tile starts again from nothing instead of handing out the freed storage.
+    ~tile() { capacity = 0; }
   };
   thread_local tile tiles[3];
   tile& t = tiles[which];
@@ -320,6 +296,7 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
       if constexpr (Dims::fr >= 0) cs[2] = dstr[q++];
     }
     constexpr index_t m = Dims::m, n = Dims::n;
+    count_dot(2 * Dims::batch * m * n * Dims::k, sizeof(ta) >= 4 || sizeof(tb) >= 4);  // the cost report
     if constexpr (Dims::batch * m * n == 0) {
       return;
     } else if constexpr (float_path) {
@@ -416,41 +393,6 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
   B b_;
 };
 
-template <class T>
-struct is_preferred : std::false_type {};
-template <class T>
-struct is_preferred<preferred_element_type_t<T>> : std::true_type {
-  using type = T;
-};
-
-template <class T>
-concept DotOption = is_preferred<T>::value || std::is_same_v<T, trans_a_t> ||
-                    std::is_same_v<T, trans_b_t>;
-
-template <class L>
-using first_preferred_t = typename is_preferred<boost::mp11::mp_front<L>>::type;
-
-/// The T of the first preferred_element_type_t<T> among the options, or void.
-template <class... O>
-using preferred_of_t = boost::mp11::mp_eval_if<
-    boost::mp11::mp_empty<boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_preferred>>, void,
-    first_preferred_t, boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_preferred>>;
-
-template <class T>
-struct is_batch_dims : std::false_type {};
-template <int L, int R>
-struct is_batch_dims<batch_dims_t<L, R>> : std::true_type {};
-
-template <class T>
-concept DotGeneralOption = is_preferred<T>::value || is_batch_dims<T>::value;
-
-/// The first batch_dims_t among the options, or batch_dims_t<-1, -1> (none).
-template <class... O>
-using batch_of_t = boost::mp11::mp_eval_if<
-    boost::mp11::mp_empty<boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_batch_dims>>,
-    batch_dims_t<-1, -1>, boost::mp11::mp_front,
-    boost::mp11::mp_copy_if<boost::mp11::mp_list<O...>, is_batch_dims>>;
-
 template <int CL, int CR, int BL, int BR, class Pref, class X, class Y>
 auto make_dot(X&& x, Y&& y) {
   using A = operand_t<X>;
@@ -475,8 +417,8 @@ auto make_dot(X&& x, Y&& y) {
 
 }  // namespace detail
 
-/// jnp.dot / pl.dot on operands of rank 1 or 2, with pl::trans_a, pl::trans_b and
-/// pl::preferred_element_type<T> options.
+/// jnp.dot / pl.dot on operands of rank 1 or 2, with pl::trans_a, pl::trans_b,
+/// pl::preferred_element_type<T> and pl::precision<P...> options.
 template <Operand X, Operand Y, detail::DotOption... O>
 auto dot(X&& x, Y&& y, O...) {
   constexpr int ra = static_cast<int>(detail::operand_t<X>::shape_type::rank());
@@ -499,7 +441,7 @@ auto matmul(X&& x, Y&& y, O... o) {
 
 /// lax.dot_general with one contracting dimension per operand and optional batch
 /// dimensions: pl::dot_general(x, y, pl::contracting_dims<1, 0>[, pl::batch_dims<0, 0>]
-/// [, pl::preferred_element_type<T>]).
+/// [, pl::preferred_element_type<T>][, pl::precision<P...>]).
 template <Operand X, Operand Y, int CL, int CR, detail::DotGeneralOption... O>
 auto dot_general(X&& x, Y&& y, contracting_dims_t<CL, CR>, O...) {
   using batch = detail::batch_of_t<O...>;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The pallas::error family: every run-time failure the library reports.
 
@@ -22,6 +23,32 @@ class index_error : public error {
 
 /// Run-time extents or sizes that do not agree.
 class shape_error : public error {
+ public:
+  using error::error;
+};
+
+/// A data race between a copy in flight and an access (checked mode).
+class race_error : public error {
+ public:
+  using error::error;
+};
+
+/// Every running core is blocked on a semaphore that nothing can signal any more.
+class deadlock_error : public error {
+ public:
+  using error::error;
+};
+
+/// Something left behind: a semaphore not zero when the kernel or its run_scoped ends, a
+/// copy started and never waited (checked mode).
+class leak_error : public error {
+ public:
+  using error::error;
+};
+
+/// A file that cannot be read or written, or that does not hold what was asked for
+/// (pl::load_npy: not a .npy file, another dtype or shape).
+class io_error : public error {
  public:
   using error::error;
 };

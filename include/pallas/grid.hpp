@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pl::grid: the iteration space of a pipeline or pallas_call. Static extents are template
 // arguments (`pl::grid<4, 8>`); run-time ones are pl::dyn and given as values
@@ -11,13 +12,15 @@
 
 namespace pallas {
 
+/// The type of `pl::grid<...>`: the extents of a grid, last axis fastest.
 template <index_t... Es>
 struct grid_t {
   static_assert(sizeof...(Es) <= 8, "pallas::grid: at most 8 grid axes");
   static_assert(((Es > 0 || Es == dyn) && ...), "pallas::grid: every grid extent must be > 0");
-  using extents_type = extents<Es...>;
+  using extents_type = extents<Es...>;  ///< the extents as a type
+  /// The number of grid axes.
   static constexpr std::size_t rank() noexcept { return sizeof...(Es); }
-  static constexpr bool is_static = extents_type::is_static;
+  static constexpr bool is_static = extents_type::is_static;  ///< no pl::dyn extent
 
   /// Every extent; the pl::dyn ones are 0 until given with operator().
   std::array<index_t, sizeof...(Es)> extents_{(Es == dyn ? 0 : Es)...};
@@ -31,12 +34,15 @@ struct grid_t {
     return g;
   }
 
+  /// The extent of `axis`.
   constexpr index_t extent(std::size_t axis) const noexcept { return extents_[axis]; }
+  /// The number of grid points.
   constexpr index_t size() const noexcept {
     index_t n = 1;
     for (auto e : extents_) n *= e;
     return n;
   }
+  /// Every extent.
   constexpr std::array<index_t, sizeof...(Es)> all() const noexcept { return extents_; }
 };
 

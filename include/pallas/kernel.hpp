@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pl::kernel: run a body once on every TensorCore of a mesh (`@pl.kernel(...)`).
 //
@@ -8,8 +9,10 @@
 //   pl::Array<float, 128> result = fill_42();
 //
 // The options may come in any order. The body receives one HBM ref per input and output,
-// then one ref per scratch buffer, allocated per core. Several outputs come back as a
-// std::tuple of Arrays.
+// then one ref per scratch buffer, allocated per core. Input refs are read-only in their
+// type (`pl::Ref<T const, ...>`): a copy into one, or a store, fails to compile with
+// "pallas::kernel: input refs are read-only". Several outputs come back as a std::tuple of
+// Arrays.
 
 #include <cstdint>
 #include <string>
@@ -22,9 +25,15 @@
 
 #include <pallas/array.hpp>
 #include <pallas/config.hpp>
+#include <pallas/detail/options.hpp>
+#include <pallas/detail/runtime/device.hpp>
 #include <pallas/dtype.hpp>
+#include <pallas/name.hpp>
 #include <pallas/shape_dtype_struct.hpp>
-#include <pallas/tpu/device.hpp>
+#include <pallas/tpu/cost_report.hpp>
+#include <pallas/tpu/dma_executor.hpp>
+#include <pallas/tpu/dma_schedule.hpp>
+#include <pallas/tpu/interpret_params.hpp>
 #include <pallas/tpu/mesh.hpp>
 #include <pallas/tpu/scratch.hpp>
 
@@ -34,28 +43,29 @@ namespace pallas {
 /// ShapeDtypeStruct value (`pl::like(x)`) may be passed to pl::kernel directly instead.
 template <ShapeDtype... Outs>
 struct out_type_t {
-  std::tuple<Outs...> values;
+  std::tuple<Outs...> values;  ///< one per output
 };
+/// `out_type=...`: the option value.
 template <ShapeDtype... Outs>
 inline constexpr out_type_t<Outs...> out_type{};
 
 /// The mesh: `pl::mesh<pltpu::TensorCoreMesh<"core">>`.
 template <tpu::Mesh M>
 struct mesh_t {
-  using type = M;
+  using type = M;  ///< the mesh type
 };
+/// `mesh=...`: the option value.
 template <tpu::Mesh M>
 inline constexpr mesh_t<M> mesh{};
 
 /// Per-core scratch buffers: `pl::scratch_types<pltpu::VMEM<float, 128>>`.
 template <ScratchType... S>
 struct scratch_types_t {};
+/// `scratch_types=...`: the option value.
 template <ScratchType... S>
 inline constexpr scratch_types_t<S...> scratch_types{};
 
 namespace detail {
-
-namespace mp = boost::mp11;
 
 template <class T>
 struct is_out_type : std::false_type {};
@@ -81,7 +91,8 @@ struct mesh_of<mesh_t<M>> {
 
 template <class T>
 using is_kernel_option = std::bool_constant<ShapeDtype<T> || is_out_type<T>::value ||
-                                            is_mesh_option<T>::value || is_scratch_option<T>::value>;
+                                            is_mesh_option<T>::value || is_scratch_option<T>::value ||
+                                            is_name_option<T>::value>;
 
 // The outputs named by one option, as a tuple of ShapeDtypeStructs.
 template <class O>
@@ -142,29 +153,24 @@ struct invocable_with_tuple;
 template <class F, class... A>
 struct invocable_with_tuple<F, std::tuple<A...>> : std::is_invocable<F, A...> {};
 
-/// Fills an output with the poison value so that elements a kernel never writes show up.
+/// Fills an output as uninitialized memory (tpu/interpret_params.hpp: poison in checked
+/// mode, or the interpreter's nan or zero), so that elements a kernel never writes show up.
 template <class T, index_t... D>
 void poison(Array<T, D...>& a) {
-  if constexpr (checked_mode) std::fill(a.begin(), a.end(), dtype_traits<T>::poison());
+  T value{};
+  if (uninitialized_fill(launch_interpret_conventions().uninitialized, value)) std::fill(a.begin(), a.end(), value);
+}
+
+/// The launch of a kernel on mesh Mesh (its cores, its chip's memories) in the DMA order
+/// set now.
+template <class Mesh>
+launch_config launch_config_of() {
+  return {Mesh::num_cores,       Mesh::info.vmem_capacity_bytes, Mesh::info.smem_capacity_bytes, Mesh::axis_name,
+          launch_dma_policy(),   launch_dma_executor(),           launch_interpret_conventions()};
 }
 
 template <class S>
 inline constexpr bool is_semaphore_scratch = requires { S::is_semaphore; };
-
-/// The end of a core's body. Checked mode: a copy started and never waited is an error
-/// (pallas::leak_error naming the copy, where it started, and the core). Copies still
-/// queued move now (unchecked mode, and copies the checked registry does not track).
-inline void finish_core(core_state& core) {
-  if constexpr (checked_mode) {
-    std::string const left = core.checked.unwaited();
-    if (!left.empty()) fail<leak_error>("pallas::kernel: copies were started and never waited: ", left);
-  }
-  std::size_t const unwaited = core.dma_queue.size();
-  for (auto const& task : core.dma_queue) task.run();
-  core.dma_queue.clear();
-  if (checked_mode && unwaited != 0)
-    fail<leak_error>("pallas::kernel: ", unwaited, " copies were started and never waited");
-}
 
 template <class T>
 struct is_array : std::false_type {};
@@ -181,8 +187,21 @@ concept AnyArray = detail::is_array<std::remove_cvref_t<T>>::value;
 template <class Body, class Mesh, class Outs, class... Scratch>
 class kernel_fn {
  public:
-  kernel_fn(Body body, Outs outs) : body_(std::move(body)), outs_(std::move(outs)) {}
+  /// The body, the outputs' shapes and the kernel's name (pl::kernel(...)(body) makes it).
+  kernel_fn(Body body, Outs outs, std::string_view name = {})
+      : body_(std::move(body)), outs_(std::move(outs)), name_(name) {}
 
+  /// @cond PALLAS_INTERNAL
+  // What a launch on several chips (tpu/device_mesh.hpp) runs on each chip.
+  using mesh_type = Mesh;
+  using scratch_list = boost::mp11::mp_list<Scratch...>;
+  Body const& body() const noexcept { return body_; }
+  Outs const& out_types() const noexcept { return outs_; }
+  /// @endcond
+
+  /// Runs the body on every core of the mesh with the inputs' refs (read-only HBM), the
+  /// outputs' refs (HBM, written by the body) and its scratch (per core), and returns the
+  /// output Array (or a tuple of them). The first error on any core is rethrown here.
   template <AnyArray... Inputs>
   auto operator()(Inputs const&... inputs) const {
     constexpr int num_outputs = static_cast<int>(std::tuple_size_v<Outs>);
@@ -198,21 +217,26 @@ class kernel_fn {
     auto outputs = std::apply([](auto const&... o) { return std::tuple{o.make_uninitialized_array()...}; }, outs_);
     std::apply([](auto&... o) { (detail::poison(o), ...); }, outputs);
     auto out_refs = std::apply([](auto const&... o) { return std::tuple{o.ref()...}; }, outputs);
-    auto in_refs = std::tuple{inputs.ref()...};
+    auto in_refs = std::tuple{inputs.read_only_ref()...};  // read-only: the caller's Arrays are const
     using args_tuple = decltype(std::tuple_cat(in_refs, out_refs, std::tuple<typename Scratch::ref_type...>{}));
     constexpr bool callable = detail::invocable_with_tuple<Body const&, args_tuple>::value;
     static_assert(arity != -1 || callable,
                   "pallas::kernel: the body cannot be called with one ref per input, output and "
                   "scratch buffer, in that order");
     if constexpr (arity == expected || (arity == -1 && callable)) {
+      auto config = detail::launch_config_of<Mesh>();
+      config.name = name_;
+      detail::launch_costs<Mesh::num_cores> costs;  // pltpu::last_launch_report()
       detail::device::instance().launch(
-          Mesh::num_cores, Mesh::info, Mesh::axis_name, [&](int /*core*/) {
+          config, [&](int core_index) {
+            auto const counting = costs.scope(core_index);
             auto& core = *detail::current_core;
             std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
-            if constexpr ((detail::is_semaphore_scratch<Scratch> || ...)) core.launch->start_barrier();
+            if constexpr ((detail::is_semaphore_scratch<Scratch> || ...)) detail::start_barrier(core);
             std::apply(body_, std::tuple_cat(in_refs, out_refs, scratch));
             detail::finish_core(core);
           });
+      costs.publish("pl::kernel", Mesh::info);
     }
     if constexpr (num_outputs == 1)
       return std::move(std::get<0>(outputs));
@@ -223,14 +247,18 @@ class kernel_fn {
  private:
   Body body_;
   Outs outs_;
+  std::string_view name_;  ///< pl::name(...), for the trace
 };
 
+/// What `pl::kernel(options...)` returns: call it with the body.
 template <class Mesh, class Outs, class... Scratch>
 struct kernel_builder {
-  Outs outs;
+  Outs outs;              ///< the outputs' shapes
+  std::string_view name;  ///< pl::name(...), for the trace and errors
+  /// The kernel: `pl::kernel(opts...)([](auto x_ref, auto o_ref) { ... })`.
   template <class Body>
   auto operator()(Body body) const {
-    return kernel_fn<Body, Mesh, Outs, Scratch...>(std::move(body), outs);
+    return kernel_fn<Body, Mesh, Outs, Scratch...>(std::move(body), outs, name);
   }
 };
 
@@ -251,22 +279,21 @@ constexpr auto kernel(Options const&... options) {
   using list = mp::mp_list<Options...>;
   static_assert(mp::mp_all_of<list, detail::is_kernel_option>::value,
                 "pallas::kernel: options are pl::out_type<...> or ShapeDtypeStruct values, "
-                "pl::mesh<...> and pl::scratch_types<...>");
-  using meshes = mp::mp_copy_if<list, detail::is_mesh_option>;
-  using scratches = mp::mp_copy_if<list, detail::is_scratch_option>;
-  static_assert(mp::mp_size<meshes>::value == 1,
+                "pl::mesh<...>, pl::scratch_types<...> and pl::name(...)");
+  static_assert(detail::count_options<detail::is_mesh_option, Options...> == 1,
                 "pallas::kernel: exactly one mesh is needed: pl::mesh<pltpu::TensorCoreMesh<\"core\">>");
-  static_assert(mp::mp_size<scratches>::value <= 1, "pallas::kernel: at most one pl::scratch_types<...>");
+  static_assert(detail::count_options<detail::is_scratch_option, Options...> <= 1,
+                "pallas::kernel: at most one pl::scratch_types<...>");
+  static_assert(detail::count_options<detail::is_name_option, Options...> <= 1,
+                "pallas::kernel: at most one pl::name(...)");
   // After a mistake above, carry on with a stand-in mesh (or the first of several) so that
   // the mistake is the only error.
-  using mesh_option = mp::mp_eval_if_c<mp::mp_empty<meshes>::value, tpu::TensorCoreMesh<"core">,
-                                       mp::mp_front, meshes>;
+  using mesh_option = detail::option_type_or<detail::is_mesh_option, tpu::TensorCoreMesh<"core">, Options...>;
   using mesh_type = typename detail::mesh_of<mesh_option>::type;
-  using scratch_option = mp::mp_eval_if_c<mp::mp_empty<scratches>::value, scratch_types_t<>,
-                                          mp::mp_front, scratches>;
+  using scratch_option = detail::option_type_or<detail::is_scratch_option, scratch_types_t<>, Options...>;
   auto outs = std::tuple_cat(detail::outputs_of(options)...);
   using builder = typename detail::builder_for<mesh_type, decltype(outs), scratch_option>::type;
-  return builder{outs};
+  return builder{outs, detail::option_or<detail::is_name_option, name_option>(options...).value};
 }
 
 }  // namespace pallas

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where a Ref's memory lives. The space is part of the Ref's type, so what may be done
 // with a ref (compute on it, copy it, signal it) is checked at compile time.
@@ -39,7 +40,17 @@ namespace tpu {
 /// `pltpu.HBM` (the memory-space constant; `pltpu::VMEM<T, ...>` and `pltpu::SMEM<T, ...>`
 /// are scratch types, see scratch.hpp).
 inline constexpr memory_space HBM = memory_space::hbm;
-inline constexpr memory_space SEMAPHORE = memory_space::semaphore;
+inline constexpr memory_space SEMAPHORE = memory_space::semaphore;  ///< `pltpu.SEMAPHORE`
+
+/// `pltpu.MemorySpace.X`: the memory spaces by their Pallas names, for BlockSpecs:
+/// `pl::BlockSpec<8>(map, pl::in_memory<pltpu::MemorySpace::SMEM>)`.
+struct MemorySpace {
+  static constexpr memory_space ANY = memory_space::any;  ///< wherever the operand is (HBM here)
+  static constexpr memory_space HBM = memory_space::hbm;  ///< the chip's main memory
+  static constexpr memory_space VMEM = memory_space::vmem;  ///< the core's vector memory
+  static constexpr memory_space SMEM = memory_space::smem;  ///< the core's scalar memory
+  static constexpr memory_space SEMAPHORE = memory_space::semaphore;  ///< semaphores
+};
 }  // namespace tpu
 
 }  // namespace pallas

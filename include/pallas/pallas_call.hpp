@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pl::pallas_call: run a kernel once per grid point, its blocks pipelined between HBM and
 // VMEM (`pl.pallas_call`).
@@ -21,6 +22,7 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -31,16 +33,26 @@
 #include <pallas/array.hpp>
 #include <pallas/block_spec.hpp>
 #include <pallas/config.hpp>
+#include <pallas/cost_estimate.hpp>
+#include <pallas/detail/options.hpp>
+#include <pallas/detail/pipeline/engine.hpp>
+#include <pallas/detail/pipeline/spec_rules.hpp>
+#include <pallas/detail/pipeline/static_rules.hpp>
+#include <pallas/detail/runtime/device.hpp>
+#include <pallas/detail/scalar_prefetch.hpp>
 #include <pallas/dtype.hpp>
 #include <pallas/grid.hpp>
+#include <pallas/input_output_aliases.hpp>
 #include <pallas/kernel.hpp>
+#include <pallas/name.hpp>
+#include <pallas/plan.hpp>
 #include <pallas/shape_dtype_struct.hpp>
 #include <pallas/tpu/chip.hpp>
-#include <pallas/tpu/core_split.hpp>
-#include <pallas/tpu/device.hpp>
+#include <pallas/tpu/compiler_params.hpp>
+#include <pallas/tpu/cost_report.hpp>
 #include <pallas/tpu/dimension_semantics.hpp>
-#include <pallas/tpu/pipeline.hpp>
 #include <pallas/tpu/scratch.hpp>
+#include <pallas/tpu/tiling.hpp>
 
 namespace pallas {
 
@@ -52,148 +64,23 @@ inline constexpr out_type_t<Outs...> out_shape{};
 template <ScratchType... S>
 inline constexpr scratch_types_t<S...> scratch_shapes{};
 
-/// One `input_output_aliases` entry: input `input` (counted over all call arguments,
-/// scalar-prefetch ones included, as in Pallas) is output `output`'s buffer.
-struct alias {
-  int input;
-  int output;
-  constexpr bool operator==(alias const&) const = default;
-};
-
-/// `input_output_aliases={4: 0}` is `pl::input_output_aliases<pl::alias{4, 0}>`.
-template <alias... A>
-struct input_output_aliases_t {
-  static constexpr std::array<alias, sizeof...(A)> entries{A...};
-};
-template <alias... A>
-inline constexpr input_output_aliases_t<A...> input_output_aliases{};
-
-namespace tpu {
-
-/// `PrefetchScalarGridSpec(num_scalar_prefetch=N, ...)`: the first N call arguments go to
-/// SMEM before the grid runs; index maps and the kernel receive them.
-template <int N>
-struct num_scalar_prefetch_t {
-  static_assert(N >= 0, "pallas::pallas_call: num_scalar_prefetch must be >= 0");
-  static constexpr int value = N;
-};
-template <int N>
-inline constexpr num_scalar_prefetch_t<N> num_scalar_prefetch{};
-
-/// `vmem_limit_bytes=N` of CompilerParams: the VMEM budget of the call's buffers and
-/// scratch, checked at compile time.
-template <std::int64_t N>
-struct vmem_limit_bytes_t {
-  static constexpr std::int64_t value = N;
-};
-template <std::int64_t N>
-inline constexpr vmem_limit_bytes_t<N> vmem_limit_bytes{};
-
-/// The TensorCores the call runs on (not a Pallas option: Pallas uses the device's). The
-/// chip's count by default (v5p: 2).
-template <int N>
-struct num_cores_t {
-  static_assert(N >= 1, "pallas::pallas_call: num_cores must be >= 1");
-  static constexpr int value = N;
-};
-template <int N>
-inline constexpr num_cores_t<N> num_cores{};
-
-/// `pltpu.CompilerParams(dimension_semantics=..., vmem_limit_bytes=...)`.
-template <class... P>
-struct compiler_params_t {
-  std::tuple<P...> params;
-};
-template <class... P>
-constexpr compiler_params_t<P...> compiler_params(P const&... params) {
-  return {std::tuple<P...>{params...}};
-}
-
-}  // namespace tpu
-
 namespace detail {
-
-namespace mp = boost::mp11;
-
-template <class T>
-struct is_alias_option : std::false_type {};
-template <alias... A>
-struct is_alias_option<input_output_aliases_t<A...>> : std::true_type {};
-template <class T>
-struct is_prefetch_option : std::false_type {};
-template <int N>
-struct is_prefetch_option<tpu::num_scalar_prefetch_t<N>> : std::true_type {};
-template <class T>
-struct is_vmem_limit_option : std::false_type {};
-template <std::int64_t N>
-struct is_vmem_limit_option<tpu::vmem_limit_bytes_t<N>> : std::true_type {};
-template <class T>
-struct is_num_cores_option : std::false_type {};
-template <int N>
-struct is_num_cores_option<tpu::num_cores_t<N>> : std::true_type {};
-template <class T>
-struct is_compiler_params : std::false_type {};
-template <class... P>
-struct is_compiler_params<tpu::compiler_params_t<P...>> : std::true_type {};
-
-// Compiler params are flattened into the option list.
-template <class O>
-constexpr auto flatten_option(O const& o) {
-  if constexpr (is_compiler_params<O>::value)
-    return o.params;
-  else
-    return std::tuple<O>{o};
-}
 
 template <class T>
 using is_call_option =
-    std::bool_constant<ShapeDtype<T> || is_out_type<T>::value || Grid<T> || tpu::detail::is_in_specs<T>::value ||
-                       tpu::detail::is_out_specs<T>::value || is_scratch_option<T>::value ||
-                       tpu::detail::is_dimension_semantics<T>::value || is_alias_option<T>::value ||
+    std::bool_constant<ShapeDtype<T> || is_out_type<T>::value || Grid<T> || is_in_specs<T>::value ||
+                       is_out_specs<T>::value || is_scratch_option<T>::value ||
+                       is_dimension_semantics<T>::value || is_alias_option<T>::value ||
                        is_prefetch_option<T>::value || is_vmem_limit_option<T>::value ||
-                       is_num_cores_option<T>::value || std::is_same_v<T, tpu::no_tiling_check_t>>;
+                       is_num_cores_option<T>::value || std::is_same_v<T, tpu::no_tiling_check_t> ||
+                       is_name_option<T>::value || is_cost_estimate<T>::value>;
 
-template <class List, template <class> class Pred, class Fallback>
-using option_or = mp::mp_eval_if_c<mp::mp_empty<mp::mp_copy_if<List, Pred>>::value, Fallback, mp::mp_front,
-                                   mp::mp_copy_if<List, Pred>>;
-
-template <class Tuple, template <class> class Pred, class Fallback>
-constexpr auto option_value(Tuple const& t) {
-  using list = mp::mp_rename<Tuple, mp::mp_list>;
-  constexpr std::size_t at = mp::mp_find_if<list, Pred>::value;
-  if constexpr (at < std::tuple_size_v<Tuple>)
-    return std::get<at>(t);
-  else
-    return Fallback{};
-}
-
-/// Names the pallas_call operand in the messages of index errors.
-inline constexpr std::string_view pallas_call_name = "pallas_call";
-
-/// Copies a scalar-prefetch array into the core's SMEM.
-template <class T, index_t... D>
-auto to_smem(core_state& core, Array<T, D...> const& a) {
-  using ref_t = Ref<T, shape<D...>, memory_space::smem>;
-  auto const bytes = a.size() * static_cast<std::int64_t>(sizeof(T));
-  T* p = reinterpret_cast<T*>(core.smem.allocate(bytes, "a scalar-prefetch argument"));
-  std::copy(a.begin(), a.end(), p);
-  return ref_t(p, a.shape());
-}
-
-template <class S>
-struct smem_ref_of;
-template <class T, index_t... D>
-struct smem_ref_of<Array<T, D...>> {
-  using type = Ref<T, shape<D...>, memory_space::smem>;
-};
-
-/// The SMEM refs of a tuple of scalar-prefetch arrays (a type only: refs with run-time
-/// extents have no default value).
-template <class Tuple>
-struct smem_refs_of;
-template <class... A>
-struct smem_refs_of<std::tuple<A...>> {
-  using type = std::tuple<typename smem_ref_of<std::remove_cvref_t<A>>::type...>;
+/// The Array types of a tuple of ShapeDtypeStructs.
+template <class Outs, class Seq = std::make_index_sequence<std::tuple_size_v<Outs>>>
+struct out_arrays_of;
+template <class Outs, std::size_t... O>
+struct out_arrays_of<Outs, std::index_sequence<O...>> {
+  using type = std::tuple<typename std::tuple_element_t<O, Outs>::array_type...>;
 };
 
 }  // namespace detail
@@ -205,36 +92,12 @@ class pallas_call_fn;
 
 template <class Kernel, class Outs, class GridT, class InSpecs, class OutSpecs, class... Scratch, class Semantics,
           class Aliases, int NumPrefetch, std::int64_t VmemLimit, int Cores, bool CheckTiling>
+/// What `pl::pallas_call(kernel, options...)` returns: call it with the input Arrays
+/// (scalar-prefetch arrays first).
 class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scratch...>, Semantics, Aliases,
                      NumPrefetch, VmemLimit, Cores, CheckTiling> {
- public:
-  static constexpr std::size_t grid_rank = GridT::rank();
-  static constexpr std::size_t num_outputs = std::tuple_size_v<Outs>;
-
-  pallas_call_fn(Kernel kernel, Outs outs, GridT grid, InSpecs in, OutSpecs out)
-      : kernel_(std::move(kernel)), outs_(std::move(outs)), grid_(grid), in_(std::move(in)), out_(std::move(out)) {}
-
-  template <AnyArray... Args>
-  auto operator()(Args const&... args) const {
-    constexpr std::size_t num_args = sizeof...(Args);
-    static_assert(num_args >= static_cast<std::size_t>(NumPrefetch),
-                  "pallas::pallas_call: pass the scalar-prefetch arrays first (arguments >= num_scalar_prefetch)");
-    if constexpr (num_args >= static_cast<std::size_t>(NumPrefetch)) {
-      constexpr std::size_t num_inputs = num_args - NumPrefetch;
-      auto all = std::tuple<Args const&...>(args...);
-      auto prefetch_args = [&]<std::size_t... P>(std::index_sequence<P...>) {
-        return std::tuple<std::tuple_element_t<P, std::tuple<Args...>> const&...>(std::get<P>(all)...);
-      }(std::make_index_sequence<NumPrefetch>{});
-      auto inputs = [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return std::tuple<std::tuple_element_t<NumPrefetch + K, std::tuple<Args...>> const&...>(
-            std::get<NumPrefetch + K>(all)...);
-      }(std::make_index_sequence<num_inputs>{});
-      return call(prefetch_args, inputs, std::make_index_sequence<num_inputs>{},
-                  std::make_index_sequence<num_outputs>{});
-    }
-  }
-
  private:
+  /// @cond PALLAS_INTERNAL
   // The spec of input K / output K: given, or the whole array in VMEM.
   template <std::size_t K, class Specs, class Shape>
   static constexpr auto spec_type_of() {
@@ -254,10 +117,113 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
       return pallas::detail::resolve_spec<std::tuple_element_t<K, Specs>, Shape>::apply(std::get<K>(specs));
   }
 
+  /// The output that input I (counted after the scalar-prefetch arrays) is aliased to, or -1.
+  template <std::size_t I>
+  static constexpr int alias_output_of() {
+    for (auto const& a : Aliases::entries)
+      if (a.input == NumPrefetch + static_cast<int>(I)) return a.output;
+    return -1;
+  }
+
+  // Whether input I, of Array type A, is writable in the kernel: a raw (ANY) input aliased
+  // to an output, which then is that output's buffer (as on a TPU). Every other input ref
+  // is read-only; a blocked input's HBM ref is only the pipeline's (its VMEM blocks are
+  // writable either way).
+  template <std::size_t I, class A>
+  static constexpr bool writable_input = alias_output_of<I>() >= 0 && spec_t<I, InSpecs, typename A::shape_type>::raw;
+
+  /// The HBM ref type of input I, of Array type A.
+  template <std::size_t I, class A>
+  using input_ref_t = std::conditional_t<writable_input<I, A>, typename A::ref_type, typename A::read_only_ref_type>;
+
+  /// The engine for inputs In and outputs Out (Array types) with scalar-prefetch refs Extra.
+  template <class InArrays, class OutArrays, class Extra, class = std::make_index_sequence<std::tuple_size_v<InArrays>>,
+            class = std::make_index_sequence<std::tuple_size_v<OutArrays>>>
+  struct engine_of;
+  template <class InArrays, class OutArrays, class Extra, std::size_t... I, std::size_t... O>
+  struct engine_of<InArrays, OutArrays, Extra, std::index_sequence<I...>, std::index_sequence<O...>> {
+    using in_refs = std::tuple<input_ref_t<I, std::tuple_element_t<I, InArrays>>...>;
+    using out_refs = std::tuple<typename std::tuple_element_t<O, OutArrays>::ref_type...>;
+    using specs = std::tuple<spec_t<I, InSpecs, typename std::tuple_element_t<I, in_refs>::shape_type>...,
+                             spec_t<O, OutSpecs, typename std::tuple_element_t<O, out_refs>::shape_type>...>;
+    using type = pallas::detail::pipeline_engine<
+        pallas::detail::caller::pallas_call, GridT, pallas::detail::split_policy::linear, Cores,
+        pallas::detail::parallel_flags_of<Semantics, GridT::rank()>(), sizeof...(I), specs,
+        decltype(std::tuple_cat(std::declval<in_refs>(), std::declval<out_refs>())), Extra>;
+  };
+  /// @endcond
+
+ public:
+  static constexpr std::size_t grid_rank = GridT::rank();              ///< grid dimensions
+  static constexpr std::size_t num_outputs = std::tuple_size_v<Outs>;  ///< outputs returned
+
+  /// What pallas_call collected, and the kernel's name (pl::name(...)).
+  pallas_call_fn(Kernel kernel, Outs outs, GridT grid, InSpecs in, OutSpecs out, std::string_view name = {})
+      : kernel_(std::move(kernel)), outs_(std::move(outs)), grid_(grid), in_(std::move(in)), out_(std::move(out)),
+        name_(name) {}
+
+  /// `cost_estimate=pl.CostEstimate(...)`: kept in pltpu::last_launch_report() beside what
+  /// each call measured.
+  std::optional<CostEstimate> cost_estimate;
+
+  /// Runs the kernel over the grid, split among the cores, blocks pipelined through each
+  /// core's VMEM as the specs say, and returns the output Array (or a tuple of them).
+  template <AnyArray... Args>
+  auto operator()(Args const&... args) const {
+    constexpr std::size_t num_args = sizeof...(Args);
+    static_assert(num_args >= static_cast<std::size_t>(NumPrefetch),
+                  "pallas::pallas_call: pass the scalar-prefetch arrays first (arguments >= num_scalar_prefetch)");
+    if constexpr (num_args >= static_cast<std::size_t>(NumPrefetch)) {
+      constexpr std::size_t num_inputs = num_args - NumPrefetch;
+      auto all = std::tuple<Args const&...>(args...);
+      auto prefetch_args = [&]<std::size_t... P>(std::index_sequence<P...>) {
+        return std::tuple<std::tuple_element_t<P, std::tuple<Args...>> const&...>(std::get<P>(all)...);
+      }(std::make_index_sequence<NumPrefetch>{});
+      auto inputs = [&]<std::size_t... K>(std::index_sequence<K...>) {
+        return std::tuple<std::tuple_element_t<NumPrefetch + K, std::tuple<Args...>> const&...>(
+            std::get<NumPrefetch + K>(all)...);
+      }(std::make_index_sequence<num_inputs>{});
+      return call(prefetch_args, inputs, std::make_index_sequence<num_inputs>{},
+                  std::make_index_sequence<num_outputs>{});
+    } else {
+      return placeholder_outputs();
+    }
+  }
+
+  /// The plan a call with `args` (scalar-prefetch arrays first) runs with; it prints with <<.
+  template <AnyArray... Args>
+  auto plan(Args const&... args) const {
+    constexpr std::size_t num_inputs = sizeof...(Args) - NumPrefetch;
+    auto all = std::tuple<Args const&...>(args...);
+    return [&]<std::size_t... P, std::size_t... I, std::size_t... O>(std::index_sequence<P...>, std::index_sequence<I...>,
+                                                                      std::index_sequence<O...>) {
+      using in_arrays = typename pallas::detail::call_args<NumPrefetch, Args...>::inputs;
+      using out_arrays = typename pallas::detail::out_arrays_of<Outs>::type;
+      using prefetch_refs = typename pallas::detail::call_args<NumPrefetch, Args...>::prefetch_refs;
+      using E = engine_type<Args...>;
+      auto const outputs = std::tuple{std::get<O>(outs_).make_uninitialized_array()...};
+      auto const refs = std::tuple{std::get<NumPrefetch + I>(all).ref()..., std::get<O>(outputs).ref()...};
+      auto const specs =
+          std::tuple{spec_value<I, InSpecs, typename std::tuple_element_t<I, in_arrays>::shape_type>(in_)...,
+                     spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_arrays>::shape_type>(out_)...};
+      prefetch_refs const extra{
+          std::tuple_element_t<P, prefetch_refs>(std::get<P>(all).data(), std::get<P>(all).shape())...};
+      return pallas::detail::build_dynamic_plan<E>(Cores, grid_.all(), pallas::detail::describe_refs<E>(refs), specs,
+                                                   extra, -1);
+    }(std::make_index_sequence<NumPrefetch>{}, std::make_index_sequence<num_inputs>{},
+      std::make_index_sequence<num_outputs>{});
+  }
+
+  /// The engine for arrays of types Args (scalar-prefetch arrays first).
+  template <class... Args>
+  using engine_type = typename engine_of<typename pallas::detail::call_args<NumPrefetch, Args...>::inputs,
+                                         typename pallas::detail::out_arrays_of<Outs>::type,
+                                         typename pallas::detail::call_args<NumPrefetch, Args...>::prefetch_refs>::type;
+
+ private:
   template <class PrefetchArgs, class Inputs, std::size_t... I, std::size_t... O>
   auto call(PrefetchArgs const& prefetch_args, Inputs const& inputs, std::index_sequence<I...>,
             std::index_sequence<O...>) const {
-    namespace td = tpu::detail;
     constexpr std::size_t num_inputs = sizeof...(I);
     using in_arrays = std::tuple<std::remove_cvref_t<std::tuple_element_t<I, Inputs>>...>;
     using out_arrays = std::tuple<typename std::tuple_element_t<O, Outs>::array_type...>;
@@ -269,60 +235,79 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
                   "pallas::pallas_call: one out_spec per output (out_specs == outputs)");
     if constexpr ((std::tuple_size_v<InSpecs> == 0 || std::tuple_size_v<InSpecs> == num_inputs) &&
                   (std::tuple_size_v<OutSpecs> == 0 || std::tuple_size_v<OutSpecs> == num_outputs)) {
-      using in_refs_t = std::tuple<typename std::tuple_element_t<I, in_arrays>::ref_type...>;
+      using in_refs_t = std::tuple<input_ref_t<I, std::tuple_element_t<I, in_arrays>>...>;
       using out_refs_t = std::tuple<typename std::tuple_element_t<O, out_arrays>::ref_type...>;
-      constexpr bool ok = checks<in_refs_t, out_refs_t, prefetch_refs>(std::index_sequence<I...>{},
-                                                                       std::index_sequence<O...>{});
+      using E = typename engine_of<in_arrays, out_arrays, prefetch_refs>::type;
+      constexpr bool ok = checks<E, in_refs_t, out_refs_t, prefetch_refs>(std::index_sequence<I...>{},
+                                                                          std::index_sequence<O...>{});
       if constexpr (ok) {
         // Outputs: aliased ones start as a copy of their input; the rest unspecified (poisoned).
         auto outputs = std::tuple{make_output<O, num_inputs>(prefetch_args, inputs)...};
-        auto in_refs = std::tuple{std::get<I>(inputs).ref()...};
-        auto out_refs = std::tuple{std::get<O>(outputs).ref()...};
-        std::array<index_t, grid_rank> const extents = grid_.all();
-        for (std::size_t a = 0; a < grid_rank; ++a)
-          if (extents[a] <= 0)
-            pallas::detail::fail("pallas::pallas_call: grid axis ", a, " has extent ", extents[a], ", must be > 0");
-        std::array<tpu::GridDimensionSemantics, grid_rank> semantics{};
-        semantics.fill(tpu::ARBITRARY);
-        if constexpr (!std::is_same_v<Semantics, void>)
-          for (std::size_t a = 0; a < grid_rank; ++a) semantics[a] = Semantics::values[a];
+        // An aliased input is its output's buffer (which started as a copy of it): the kernel
+        // reads what earlier steps wrote there, as in Pallas.
+        auto refs = std::tuple{input_ref<I>(inputs, outputs)..., std::get<O>(outputs).ref()...};
+        auto const specs = std::tuple{spec_value<I, InSpecs, typename std::tuple_element_t<I, in_refs_t>::shape_type>(in_)...,
+                                      spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_refs_t>::shape_type>(out_)...};
         constexpr tpu::TpuInfo chip = tpu::get_tpu_info();
-        auto run_core = [&](int core_index) {
+        pallas::detail::launch_config const config{Cores, chip.vmem_capacity_bytes, chip.smem_capacity_bytes, "",
+                                                   pallas::detail::launch_dma_policy(),
+                                                   pallas::detail::launch_dma_executor(),
+                                                   pallas::detail::launch_interpret_conventions(), "pl::pallas_call",
+                                                   name_};
+        pallas::detail::launch_costs<Cores> costs;  // pltpu::last_launch_report()
+        pallas::detail::device::instance().launch(config, [&](int core_index) {
+          auto const counting = costs.scope(core_index);
           auto& core = *pallas::detail::current_core;
-          auto pf = std::apply([&](auto const&... a) { return std::tuple{pallas::detail::to_smem(core, a)...}; },
-                               prefetch_args);
+          auto const pf = std::apply(
+              [&](auto const&... a) { return std::tuple{pallas::detail::to_smem(core, a)...}; }, prefetch_args);
           std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
-          auto const box = td::split_linear(extents, semantics, Cores, core_index);
-          auto global_point = [&](index_t s) { return td::box_point(box, s); };
-          auto ins = std::tuple{td::pipelined_operand<spec_t<I, InSpecs, typename std::tuple_element_t<I, in_refs_t>::shape_type>,
-                                                      std::tuple_element_t<I, in_refs_t>, td::operand_role::input,
-                                                      grid_rank, decltype(pf)>(
-              spec_value<I, InSpecs, typename std::tuple_element_t<I, in_refs_t>::shape_type>(in_), std::get<I>(in_refs),
-              "pallas_call", "in_specs", static_cast<int>(I), pf)...};
-          auto outs = std::tuple{td::pipelined_operand<spec_t<O, OutSpecs, typename std::tuple_element_t<O, out_refs_t>::shape_type>,
-                                                       std::tuple_element_t<O, out_refs_t>, td::operand_role::output,
-                                                       grid_rank, decltype(pf)>(
-              spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_refs_t>::shape_type>(out_), std::get<O>(out_refs),
-              "pallas_call", "out_specs", static_cast<int>(O), pf)...};
-          if (Cores > 1 && core_index == 0) {
-            auto points_of = [&](int c, auto&& f) {
-              auto const b = td::split_linear(extents, semantics, Cores, c);
-              for (index_t s = 0; s < b.steps(); ++s) f(td::box_point(b, s));
-            };
-            (td::check_cross_core(std::get<O>(outs), Cores, points_of), ...);
-          }
-          td::run_schedule<grid_rank>(core, extents, box.steps(), global_point, ins, outs, [&](auto const&... blocks) {
+          pallas::detail::run_pipeline<E>(core, core_index, Cores, grid_, specs, refs, pf, [&](auto const&... blocks) {
             std::apply([&](auto const&... s) { std::apply([&](auto const&... p) { kernel_(p..., blocks..., s...); }, pf); },
                        scratch);
           });
           pallas::detail::finish_core(core);
-        };
-        pallas::detail::device::instance().launch(Cores, chip, "", run_core);
+        });
+        costs.publish("pl::pallas_call", chip, cost_estimate);
         if constexpr (num_outputs == 1)
           return std::move(std::get<0>(outputs));
         else
           return outputs;
+      } else {
+        return placeholder_outputs();
       }
+    } else {
+      return placeholder_outputs();
+    }
+  }
+
+  // What a call that broke a rule returns (never at run time: it did not compile), so that
+  // `auto o = call(x)` adds no second error ("'void o' has incomplete type") to the rule's.
+  auto placeholder_outputs() const {
+    return std::apply(
+        [](auto const&... o) {
+          if constexpr (sizeof...(o) == 1)
+            return (o.make_uninitialized_array(), ...);
+          else
+            return std::tuple{o.make_uninitialized_array()...};
+        },
+        outs_);
+  }
+
+  /// Input I's HBM ref in the kernel: its aliased output's buffer (writable for a raw input,
+  /// read-only for a blocked one), or the caller's array, read-only.
+  template <std::size_t I, class Inputs, class Outputs>
+  static auto input_ref(Inputs const& inputs, Outputs const& outputs) {
+    using A = std::remove_cvref_t<std::tuple_element_t<I, Inputs>>;
+    constexpr int out = alias_output_of<I>();
+    if constexpr (writable_input<I, A>) {
+      return std::get<static_cast<std::size_t>(out)>(outputs).ref();
+    } else if constexpr (out >= 0 && out < static_cast<int>(num_outputs)) {
+      using in_ref = decltype(std::get<I>(inputs).read_only_ref());
+      using out_ref = decltype(std::get<static_cast<std::size_t>(out)>(outputs).read_only_ref());
+      if constexpr (std::is_same_v<in_ref, out_ref>) return std::get<static_cast<std::size_t>(out)>(outputs).read_only_ref();
+      else return std::get<I>(inputs).read_only_ref();
+    } else {
+      return std::get<I>(inputs).read_only_ref();
     }
   }
 
@@ -361,46 +346,45 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
     return a;
   }
 
-  template <class InRefs, class OutRefs, class PrefetchRefs, std::size_t... I, std::size_t... O>
+  template <class E, class InRefs, class OutRefs, class PrefetchRefs, std::size_t... I, std::size_t... O>
   static constexpr bool checks(std::index_sequence<I...>, std::index_sequence<O...>) {
-    namespace td = tpu::detail;
-    constexpr bool has_extra = std::tuple_size_v<PrefetchRefs> > 0;
+    namespace pd = pallas::detail;
     constexpr bool each =
-        (td::check_operand<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
-                           std::tuple_element_t<I, InRefs>, grid_rank, CheckTiling, PrefetchRefs>() &&
+        ((pd::check_role<pd::caller::pallas_call, false,
+                         spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>>() &&
+          pd::check_operand<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
+                            std::tuple_element_t<I, InRefs>, grid_rank, CheckTiling, PrefetchRefs>()) &&
          ... && true) &&
-        (td::check_operand<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
-                           std::tuple_element_t<O, OutRefs>, grid_rank, CheckTiling, PrefetchRefs>() &&
+        ((pd::check_role<pd::caller::pallas_call, true,
+                         spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>>() &&
+          pd::check_operand<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
+                            std::tuple_element_t<O, OutRefs>, grid_rank, CheckTiling, PrefetchRefs>()) &&
          ... && true);
     if constexpr (each) {
-      (td::check_whole_grid<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
-                            std::tuple_element_t<I, InRefs>, GridT, Semantics, Cores, false, has_extra, true>(),
-       ...);
-      (td::check_whole_grid<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
-                            std::tuple_element_t<O, OutRefs>, GridT, Semantics, Cores, true, has_extra, true>(),
-       ...);
       constexpr std::int64_t vmem_bytes =
           (std::int64_t{0} + ... +
-           td::vmem_bytes_of<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
+           pd::vmem_bytes_of<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
                              std::tuple_element_t<I, InRefs>>()) +
           (std::int64_t{0} + ... +
-           td::vmem_bytes_of<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
+           pd::vmem_bytes_of<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
                              std::tuple_element_t<O, OutRefs>>()) +
           (std::int64_t{0} + ... + Scratch::vmem_bytes);
       constexpr std::int64_t limit = VmemLimit > 0 ? VmemLimit : tpu::get_tpu_info().vmem_capacity_bytes;
       static_assert(vmem_bytes <= limit,
                     "pallas::pallas_call: the blocks' buffers and the scratch exceed the VMEM budget (bytes asked "
                     "<= vmem_limit_bytes, or the chip's VMEM)");
-      constexpr bool callable = kernel_callable<PrefetchRefs>(
-          std::type_identity<std::tuple<td::body_ref_t<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
-                                                       std::tuple_element_t<I, InRefs>>...,
-                                        td::body_ref_t<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
-                                                       std::tuple_element_t<O, OutRefs>>...,
-                                        typename Scratch::ref_type...>>{});
-      static_assert(callable,
-                    "pallas::pallas_call: the kernel must take the scalar-prefetch refs, one block ref per input "
-                    "and output, then the scratch refs, in that order");
-      return vmem_bytes <= limit && callable;
+      if constexpr (vmem_bytes <= limit && pd::check_static_plan<E, true>()) {
+        constexpr bool callable = kernel_callable<PrefetchRefs>(
+            std::type_identity<std::tuple<pd::body_ref_t<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
+                                                         std::tuple_element_t<I, InRefs>>...,
+                                          pd::body_ref_t<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
+                                                         std::tuple_element_t<O, OutRefs>>...,
+                                          typename Scratch::ref_type...>>{});
+        static_assert(callable,
+                      "pallas::pallas_call: the kernel must take the scalar-prefetch refs, one block ref per input "
+                      "and output, then the scratch refs, in that order");
+        return callable;
+      }
     }
     return false;
   }
@@ -417,44 +401,75 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
   GridT grid_;
   InSpecs in_;
   OutSpecs out_;
+  std::string_view name_;  ///< pl::name(...), for the trace
 };
 
-/// `pl.pallas_call(kernel, out_shape, grid=..., in_specs=..., out_specs=..., scratch_shapes=...,
-/// compiler_params=..., input_output_aliases=...)`; the options may come in any order.
+namespace detail {
+
+/// pallas_call over its options, compiler_params flattened.
 template <class Kernel, class... Options>
-constexpr auto pallas_call(Kernel kernel, Options const&... options) {
+constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
   namespace mp = boost::mp11;
-  auto flat = std::tuple_cat(detail::flatten_option(options)...);
-  using list = mp::mp_rename<decltype(flat), mp::mp_list>;
-  static_assert(mp::mp_all_of<list, detail::is_call_option>::value,
+  using list = mp::mp_list<Options...>;
+  static_assert(mp::mp_all_of<list, is_call_option>::value,
                 "pallas::pallas_call: options are pl::out_shape<...> (or ShapeDtypeStruct values), pl::grid<...>, "
                 "pl::in_specs(...), pl::out_specs(...), pl::scratch_shapes<...>, pltpu::compiler_params(...), "
                 "pltpu::dimension_semantics<...>, pltpu::vmem_limit_bytes<n>, pltpu::num_scalar_prefetch<n>, "
-                "pl::input_output_aliases<...>, pltpu::num_cores<n> and pltpu::no_tiling_check");
-  using grid_type = detail::option_or<list, detail::is_grid, grid_t<>>;
-  using ins_option = detail::option_or<list, tpu::detail::is_in_specs, in_specs_t<>>;
-  using outs_option = detail::option_or<list, tpu::detail::is_out_specs, out_specs_t<>>;
-  using scratch_option = detail::option_or<list, detail::is_scratch_option, scratch_types_t<>>;
-  using semantics = detail::option_or<list, tpu::detail::is_dimension_semantics, void>;
-  using aliases = detail::option_or<list, detail::is_alias_option, input_output_aliases_t<>>;
-  constexpr int num_prefetch = detail::option_or<list, detail::is_prefetch_option, tpu::num_scalar_prefetch_t<0>>::value;
-  constexpr std::int64_t vmem_limit = detail::option_or<list, detail::is_vmem_limit_option, tpu::vmem_limit_bytes_t<0>>::value;
-  constexpr int cores = detail::option_or<list, detail::is_num_cores_option,
-                                          tpu::num_cores_t<tpu::get_tpu_info().num_cores>>::value;
+                "pl::input_output_aliases<...>, pltpu::num_cores<n>, pltpu::no_tiling_check, pl::name(...) and pl::CostEstimate{...}");
+  static_assert(count_options<is_name_option, Options...> <= 1, "pallas::pallas_call: at most one pl::name(...)");
+  using grid_type = option_type_or<is_grid, grid_t<>, Options...>;
+  using ins_option = option_type_or<is_in_specs, in_specs_t<>, Options...>;
+  using outs_option = option_type_or<is_out_specs, out_specs_t<>, Options...>;
+  using scratch_option = option_type_or<is_scratch_option, scratch_types_t<>, Options...>;
+  using semantics = option_type_or<is_dimension_semantics, void, Options...>;
+  using aliases = option_type_or<is_alias_option, input_output_aliases_t<>, Options...>;
+  constexpr int num_prefetch = option_type_or<is_prefetch_option, tpu::num_scalar_prefetch_t<0>, Options...>::value;
+  constexpr std::int64_t vmem_limit = option_type_or<is_vmem_limit_option, tpu::vmem_limit_bytes_t<0>, Options...>::value;
+  constexpr int cores =
+      option_type_or<is_num_cores_option, tpu::num_cores_t<tpu::get_tpu_info().num_cores>, Options...>::value;
   constexpr bool check_tiling = !mp::mp_contains<list, tpu::no_tiling_check_t>::value;
   if constexpr (!std::is_same_v<semantics, void>) {
     static_assert(semantics::size == grid_type::rank(),
                   "pallas::pallas_call: dimension_semantics needs one entry per grid axis (semantics == grid rank)");
     static_assert(semantics::parallel_first, "pallas::pallas_call: PARALLEL axes must come before ARBITRARY ones");
   }
-  auto outs = std::apply([](auto const&... o) { return std::tuple_cat(detail::outputs_of(o)...); }, flat);
+  auto outs = std::tuple_cat(outputs_of(options)...);
   static_assert(std::tuple_size_v<decltype(outs)> >= 1, "pallas::pallas_call: out_shape is needed");
-  auto grid_value = detail::option_value<decltype(flat), detail::is_grid, grid_type>(flat);
-  auto in = detail::option_value<decltype(flat), tpu::detail::is_in_specs, ins_option>(flat).specs;
-  auto out = detail::option_value<decltype(flat), tpu::detail::is_out_specs, outs_option>(flat).specs;
-  return pallas_call_fn<Kernel, decltype(outs), grid_type, decltype(in), decltype(out), scratch_option, semantics,
-                        aliases, num_prefetch, vmem_limit, cores, check_tiling>(std::move(kernel), std::move(outs),
-                                                                                 grid_value, std::move(in), std::move(out));
+  auto grid_value = option_or<is_grid, grid_type>(options...);
+  auto in = option_or<is_in_specs, ins_option>(options...).specs;
+  auto out = option_or<is_out_specs, outs_option>(options...).specs;
+  static_assert(count_options<is_cost_estimate, Options...> <= 1, "pallas::pallas_call: at most one pl::CostEstimate");
+  auto fn = pallas_call_fn<Kernel, decltype(outs), grid_type, decltype(in), decltype(out), scratch_option, semantics,
+                           aliases, num_prefetch, vmem_limit, cores, check_tiling>(
+      std::move(kernel), std::move(outs), grid_value, std::move(in), std::move(out),
+      option_or<is_name_option, name_option>(options...).value);
+  if constexpr (count_options<is_cost_estimate, Options...> > 0) fn.cost_estimate = option_or<is_cost_estimate, CostEstimate>(options...);
+  return fn;
 }
+
+}  // namespace detail
+
+/// `pl.pallas_call(kernel, out_shape, grid=..., in_specs=..., out_specs=..., scratch_shapes=...,
+/// compiler_params=..., input_output_aliases=...)`; the options may come in any order.
+template <class Kernel, class... Options>
+constexpr auto pallas_call(Kernel kernel, Options const&... options) {
+  auto flat = std::tuple_cat(detail::flatten_option(options)...);
+  return std::apply([&](auto const&... o) { return detail::make_pallas_call(std::move(kernel), o...); }, flat);
+}
+
+/// The plan `call` runs with on `args` (scalar-prefetch arrays first); it prints with <<.
+template <class Kernel, class Outs, class GridT, class InSpecs, class OutSpecs, class Scratch, class Semantics,
+          class Aliases, int NumPrefetch, std::int64_t VmemLimit, int Cores, bool CheckTiling, AnyArray... Args>
+auto plan_of(pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, Scratch, Semantics, Aliases, NumPrefetch, VmemLimit,
+                            Cores, CheckTiling> const& call,
+             Args const&... args) {
+  return call.plan(args...);
+}
+
+/// The plan the compiler computed for a pallas_call of type Call on arrays of types Args,
+/// a constant expression (see pltpu::static_plan_of).
+template <class Call, class... Args>
+  requires detail::plan_is_static_v<typename Call::template engine_type<Args...>>
+inline constexpr auto const& static_plan_of = detail::static_plan_of<typename Call::template engine_type<Args...>>::plan;
 
 }  // namespace pallas

@@ -1,50 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where a core is: pl::axis_index<"core">() (which core of the mesh), pl::program_id(a)
 // and pl::num_programs(a) (the grid step a pipeline or pallas_call body is running).
 
+#include <string>
 #include <string_view>
 
+#include <pallas/detail/runtime/chip_set.hpp>
+#include <pallas/detail/runtime/core.hpp>
+#include <pallas/detail/runtime/launch.hpp>
 #include <pallas/error.hpp>
 #include <pallas/fixed_string.hpp>
 #include <pallas/shape.hpp>
-#include <pallas/tpu/device.hpp>
 
 namespace pallas {
 
-/// `jax.lax.axis_index(name)`: this core's index along the mesh axis `Name`.
+/// `jax.lax.axis_index(name)`: this core's index along the core mesh axis `Name`, or, in a
+/// launch on a device mesh (tpu/device_mesh.hpp), its chip's coordinate along `Name`.
 template <fixed_string Name>
 index_t axis_index() {
   auto& core = detail::this_core("axis_index");
-  if (core.launch->axis_name != Name.view())
-    detail::fail("pallas::axis_index: the mesh has no axis named '", Name.view(), "' (its axis is '",
-                 core.launch->axis_name, "')");
-  return core.index;
+  if (core.launch->axis_name == Name.view()) return detail::local_core_index(core);
+  if (detail::chip_context const* chips = core.launch->chips)
+    if (int const a = chips->axis_of(Name.view()); a >= 0) return chips->coordinate(detail::chip_index(core), a);
+  detail::fail("pallas::axis_index: the mesh has no axis named '", Name.view(), "' (its axes are '",
+               core.launch->axis_name, "'", core.launch->chips ? ", " + core.launch->chips->axes_list() : "", ")");
 }
 
-/// `jax.lax.axis_size(name)`: the number of cores along the mesh axis `Name`.
+/// `jax.lax.axis_size(name)`: the number of cores (or chips) along the mesh axis `Name`.
 template <fixed_string Name>
 index_t axis_size() {
   auto& core = detail::this_core("axis_size");
-  if (core.launch->axis_name != Name.view())
-    detail::fail("pallas::axis_size: the mesh has no axis named '", Name.view(), "' (its axis is '",
-                 core.launch->axis_name, "')");
-  return core.launch->num_cores;
+  if (core.launch->axis_name == Name.view()) return core.launch->cores_per_chip;
+  if (detail::chip_context const* chips = core.launch->chips)
+    if (int const a = chips->axis_of(Name.view()); a >= 0) return chips->axis_sizes[a];
+  detail::fail("pallas::axis_size: the mesh has no axis named '", Name.view(), "' (its axes are '",
+               core.launch->axis_name, "'", core.launch->chips ? ", " + core.launch->chips->axes_list() : "", ")");
 }
 
 namespace detail {
+/// The grid step of the calling code: an index map being evaluated, else the core's step.
 inline grid_frame const& current_grid(char const* who, int axis) {
-  auto& core = this_core(who);
-  if (!core.grid) fail("pallas::", who, ": no grid here (call it inside a pipeline or pallas_call body)");
-  if (axis < 0 || axis >= core.grid->rank)
-    fail("pallas::", who, ": axis ", axis, " is out of range for a grid of rank ", core.grid->rank);
-  return *core.grid;
+  grid_frame const* grid = index_map_frame;
+  if (!grid) grid = this_core(who).grid;
+  if (!grid) fail("pallas::", who, ": no grid here (call it inside a pipeline or pallas_call body or index map)");
+  if (axis < 0 || axis >= grid->rank)
+    fail("pallas::", who, ": axis ", axis, " is out of range for a grid of rank ", grid->rank);
+  return *grid;
 }
 }  // namespace detail
 
 /// `pl.program_id(axis)`: the global grid coordinate of the running step.
 inline index_t program_id(int axis) { return detail::current_grid("program_id", axis).program_id[axis]; }
 
-/// `pl.num_programs(axis)`: the grid's extent along `axis`.
+/// `pl.num_programs(axis)`: the grid's extent along `axis` (in an emit_pipeline split among
+/// cores, the core's share of the split axis, as in Pallas; pltpu::global_num_programs
+/// gives the whole grid's).
 inline index_t num_programs(int axis) {
   return detail::current_grid("num_programs", axis).num_programs[axis];
 }

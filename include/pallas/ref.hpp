@@ -1,7 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pl::Ref<T, Shape, Space>: a non-owning strided view of memory in one memory space.
 // `.at(...)` makes a sub-view and moves no data; `ref[pl::ellipsis]` is the whole block
-// as an expression (VMEM only); `ref(i, j)` is one element (VMEM and SMEM).
+// as an expression (VMEM only); `ref(i, j)` is one element (VMEM and SMEM). A ref of const
+// elements (`Ref<float const, ...>`, how kernels see their inputs) is read-only;
+// value_type keeps the const, so `std::remove_cv_t<value_type>` is its dtype.
 
 #include <array>
 #include <cstddef>
@@ -13,6 +16,7 @@
 #include <boost/mp11/list.hpp>
 
 #include <pallas/config.hpp>
+#include <pallas/detail/checked/checked_access.hpp>
 #include <pallas/error.hpp>
 #include <pallas/memory_space.hpp>
 #include <pallas/shape.hpp>
@@ -25,6 +29,12 @@ namespace pallas {
 template <class R>
 class block_view;
 
+/// A view of memory a kernel can see (Pallas' `Ref`): `T` elements with extents `Shape`
+/// and `Strides` (in elements, row-major by default), in memory space `Space` (HBM, VMEM,
+/// SMEM, semaphores). It owns nothing; `.at(...)` and `ref[pl::ds<8>(i), ...]` make
+/// sub-views without moving data. What a ref allows follows its space: VMEM and SMEM refs
+/// are read and written element-wise or as blocks (`ref[pl::ellipsis]`), HBM refs only
+/// through copies (`sync_copy`, `make_async_copy`); a mistake is a compile error.
 template <class T, Extents Shape, memory_space Space, Extents Strides = row_major_strides_t<Shape>>
 class Ref;
 
@@ -134,6 +144,32 @@ constexpr auto normalize_indexers(I const&... idx) {
   }
 }
 
+/// The first index of an element access, with the caller's place: converting the index
+/// evaluates the default argument where the call is written, so `ref(i, j)` knows its line
+/// (a function parameter pack can take no default argument after it).
+struct located_index {
+  template <Integer I>
+  constexpr located_index(I const& i, place at = place::here()) noexcept  // NOLINT: implicit on purpose
+      : value(static_cast<index_t>(i)), where(at) {}
+  index_t value;
+  place where;
+};
+
+/// `pl::ellipsis` with the caller's place (see located_index).
+struct located_ellipsis {
+  constexpr located_ellipsis(ellipsis_t, place at = place::here()) noexcept  // NOLINT: implicit on purpose
+      : where(at) {}
+  place where;
+};
+
+/// An lvalue that stands in for an element after a static_assert reported a mistake, so
+/// that the mistake is the only error.
+template <class U>
+U& stand_in() {
+  static U value{};
+  return value;
+}
+
 inline void check_index(index_t i, std::size_t dim, index_t extent) {
   if (i < 0 || i >= extent)
     fail<index_error>("pallas::Ref::at: index ", i, " is out of bounds for dimension ", dim,
@@ -156,23 +192,26 @@ template <class T>
 concept AnyRef = detail::is_ref<std::remove_cvref_t<T>>::value;
 
 template <class T, Extents Shape, memory_space Space, Extents Strides>
-class Ref {
+class Ref : public detail::shape_member<Shape> {
+  using shape_base = detail::shape_member<Shape>;
   static_assert(Shape::rank() == Strides::rank(),
                 "pallas::Ref: the strides must have one entry per dimension");
 
  public:
-  using value_type = T;
-  using element_type = T;
-  using shape_type = Shape;
-  using strides_type = Strides;
-  static constexpr memory_space space = Space;
+  using value_type = T;                         ///< the element type (const for read-only refs)
+  using element_type = T;                       ///< the element type, as std::span names it
+  using shape_type = Shape;                     ///< the extents
+  using strides_type = Strides;                 ///< the strides, in elements
+  static constexpr memory_space space = Space;  ///< where the elements live
 
+  /// The number of dimensions.
   static constexpr std::size_t rank() noexcept { return Shape::rank(); }
 
   /// True when the type alone proves the elements are contiguous and row-major.
   static constexpr bool is_static_contiguous =
       Shape::is_static && std::is_same_v<Strides, row_major_strides_t<Shape>>;
 
+  /// A null ref (static shapes): what a default-constructed operand holds.
   constexpr Ref() noexcept
     requires(Shape::is_static && Strides::is_static)
   = default;
@@ -180,18 +219,24 @@ class Ref {
   /// A view of `data` with the given shape, row-major.
   constexpr Ref(T* data, Shape shape)
     requires std::is_same_v<Strides, row_major_strides_t<Shape>>
-      : data_(data), shape_(shape), strides_(row_major_strides(shape)) {}
+      : shape_base(shape), data_(data), strides_(row_major_strides(shape)) {}
 
   /// A view of `data` with the given shape and strides (in elements).
   constexpr Ref(T* data, Shape shape, Strides strides) noexcept
-      : data_(data), shape_(shape), strides_(strides) {}
+      : shape_base(shape), data_(data), strides_(strides) {}
 
+  /// The first element.
   constexpr T* data() const noexcept { return data_; }
-  constexpr Shape const& shape() const noexcept { return shape_; }
+  // `shape`: the static constexpr member `x.shape` (`x.shape[0]` in constant expressions,
+  // `x.shape()` too) for static shapes, the function `x.shape()` otherwise (shape_member).
+  /// The strides, in elements.
   constexpr Strides const& strides() const noexcept { return strides_; }
-  constexpr index_t extent(std::size_t r) const noexcept { return shape_.extent(r); }
+  /// The extent of dimension `r`.
+  constexpr index_t extent(std::size_t r) const noexcept { return this->shape_.extent(r); }
+  /// The stride of dimension `r`, in elements.
   constexpr index_t stride(std::size_t r) const noexcept { return strides_.extent(r); }
-  constexpr index_t size() const noexcept { return shape_.size(); }
+  /// The number of elements.
+  constexpr index_t size() const noexcept { return this->shape_.size(); }
 
   /// Whether the elements are contiguous and row-major.
   constexpr bool is_contiguous() const noexcept {
@@ -200,8 +245,8 @@ class Ref {
     } else {
       index_t expected = 1;
       for (std::size_t r = rank(); r-- > 0;) {
-        if (shape_.extent(r) != 1 && strides_.extent(r) != expected) return false;
-        expected *= shape_.extent(r);
+        if (this->shape_.extent(r) != 1 && strides_.extent(r) != expected) return false;
+        expected *= this->shape_.extent(r);
       }
       return true;
     }
@@ -216,11 +261,14 @@ class Ref {
     return at_normalized(norm, std::make_index_sequence<std::tuple_size_v<decltype(norm)>>{});
   }
 
-  /// The whole block as an expression: `x[pl::ellipsis]`. VMEM refs only.
-  template <class E>
-    requires std::is_same_v<E, ellipsis_t>
-  constexpr auto operator[](E) const {
-    static_assert(!is_dma_only(Space),
+  /// The whole block as an expression: `x[pl::ellipsis]`. VMEM refs only. Checked mode
+  /// names the line of a racy block read or store (the ellipsis carries it).
+  constexpr auto operator[](detail::located_ellipsis e) const {
+    static_assert(!is_dma_only(Space) || !std::is_const_v<T>,
+                  "pallas::Ref: cannot load, store or compute on an HBM/ANY ref; copy it to "
+                  "VMEM with pltpu::sync_copy or pltpu::make_async_copy first (and this ref is "
+                  "read-only: pallas::kernel: input refs are read-only)");
+    static_assert(!is_dma_only(Space) || std::is_const_v<T>,
                   "pallas::Ref: cannot load, store or compute on an HBM/ANY ref; copy it to "
                   "VMEM with pltpu::sync_copy or pltpu::make_async_copy first");
     static_assert(is_dma_only(Space) || Space != memory_space::smem,
@@ -229,49 +277,83 @@ class Ref {
     static_assert(is_dma_only(Space) || Space == memory_space::smem ||
                       Space == memory_space::vmem,
                   "pallas::Ref: only VMEM refs can be read as blocks");
-    // After a mistake above, a VMEM view of the same memory stands in, so that the
-    // mistake is the only error.
-    return block_view<Ref<T, Shape, memory_space::vmem, Strides>>(in_space<memory_space::vmem>());
-  }
-
-  /// `ref[i]`: one element of a rank-1 SMEM ref; for VMEM refs, row i as a block.
-  template <Integer I>
-  constexpr decltype(auto) operator[](I const& i) const {
-    if constexpr (Space == memory_space::smem && rank() == 1)
-      return (*this)(i);
+    // After a mistake above, a (writable) VMEM view of the same memory stands in, so that
+    // the mistake is the only error.
+    if constexpr (is_dma_only(Space))
+      return block_view<Ref<std::remove_cv_t<T>, Shape, memory_space::vmem, Strides>>(
+          {const_cast<std::remove_cv_t<T>*>(data_), this->shape_, strides_}, e.where);
     else
-      return at(i)[ellipsis];
+      return block_view<Ref<T, Shape, memory_space::vmem, Strides>>(in_space<memory_space::vmem>(), e.where);
   }
 
-  /// One element, every dimension indexed: `ref(i, j)`. VMEM and SMEM refs only.
+  /// `ref[i]`: one element of a rank-1 SMEM ref (checked like ref(i)).
+  constexpr decltype(auto) operator[](detail::located_index i) const
+    requires(Space == memory_space::smem && Shape::rank() == 1)
+  {
+    return element(std::array<index_t, 1>{i.value}, i.where);
+  }
+
+  /// `ref[i]`: for VMEM refs, row i as a block.
+  template <Integer I>
+    requires(!(Space == memory_space::smem && Shape::rank() == 1))
+  constexpr decltype(auto) operator[](I const& i) const {
+    return at(i)[ellipsis];
+  }
+
+  /// A rank-0 ref's element: `ref()`.
+  constexpr decltype(auto) operator()(detail::place where = detail::place::here()) const { return element_access(where); }
+
+  /// One element, every dimension indexed: `ref(i, j)`. VMEM and SMEM refs only. Checked
+  /// mode: the index must be in bounds, and the element must not be the destination of a
+  /// copy in flight (pallas::race_error naming the line of the access).
   template <Integer... I>
-  constexpr T& operator()(I const&... idx) const {
-    static_assert(!is_dma_only(Space),
-                  "pallas::Ref: cannot load, store or compute on an HBM/ANY ref; copy it to "
-                  "VMEM with pltpu::sync_copy or pltpu::make_async_copy first");
-    static_assert(is_dma_only(Space) || sizeof...(I) == rank(),
-                  "pallas::Ref: element access needs one index per dimension");
-    if constexpr (sizeof...(I) != rank()) {
-      return *data_;
-    } else {
-      std::array<index_t, sizeof...(I)> const ix{static_cast<index_t>(idx)...};
-      index_t offset = 0;
-      for (std::size_t r = 0; r < rank(); ++r) {
-        if constexpr (checked_mode) detail::check_index(ix[r], r, shape_.extent(r));
-        offset += ix[r] * strides_.extent(r);
-      }
-      return data_[offset];
-    }
+  constexpr decltype(auto) operator()(detail::located_index first, I const&... rest) const {
+    return element_access(first.where, first.value, static_cast<index_t>(rest)...);
   }
 
   /// The same memory seen as another space: used by the runtime to hand out block
   /// buffers, never needed by kernels.
   template <memory_space To>
   constexpr Ref<T, Shape, To, Strides> in_space() const noexcept {
-    return {data_, shape_, strides_};
+    return {data_, this->shape_, strides_};
   }
 
  private:
+  template <class... I>
+  constexpr decltype(auto) element_access(detail::place where, I... idx) const {
+    static_assert(!is_dma_only(Space) || !std::is_const_v<T>,
+                  "pallas::Ref: cannot load, store or compute on an HBM/ANY ref; copy it to "
+                  "VMEM with pltpu::sync_copy or pltpu::make_async_copy first (and this ref is "
+                  "read-only: pallas::kernel: input refs are read-only)");
+    static_assert(!is_dma_only(Space) || std::is_const_v<T>,
+                  "pallas::Ref: cannot load, store or compute on an HBM/ANY ref; copy it to "
+                  "VMEM with pltpu::sync_copy or pltpu::make_async_copy first");
+    static_assert(is_dma_only(Space) || sizeof...(I) == rank(),
+                  "pallas::Ref: element access needs one index per dimension");
+    if constexpr (is_dma_only(Space)) {
+      return detail::stand_in<std::remove_cv_t<T>>();  // reported above
+    } else if constexpr (sizeof...(I) != rank()) {
+      return (*data_);
+    } else {
+      return element(std::array<index_t, sizeof...(I)>{idx...}, where);
+    }
+  }
+
+  template <std::size_t R>
+  constexpr T& element(std::array<index_t, R> const& ix, detail::place where) const {
+    index_t offset = 0;
+    for (std::size_t r = 0; r < R; ++r) {
+      if constexpr (checked_mode) detail::check_index(ix[r], r, this->shape_.extent(r));
+      offset += ix[r] * strides_.extent(r);
+    }
+    if constexpr (checked_mode) {
+      if (!std::is_constant_evaluated()) detail::check_element_access(data_ + offset, sizeof(T), where);
+    } else {
+      (void)where;
+    }
+    return data_[offset];
+  }
+
   template <class Tuple, std::size_t... R>
   constexpr auto at_normalized(Tuple const& idx, std::index_sequence<R...>) const {
     namespace mp = boost::mp11;
@@ -301,7 +383,7 @@ class Ref {
       index_t offset = 0;
       auto one = [&](std::size_t r, auto const& ix) {
         using I = std::remove_cvref_t<decltype(ix)>;
-        index_t const extent = shape_.extent(r);
+        index_t const extent = this->shape_.extent(r);
         index_t const stride = strides_.extent(r);
         if constexpr (Integer<I>) {
           index_t const i = static_cast<index_t>(ix);
@@ -330,7 +412,6 @@ class Ref {
   }
 
   T* data_ = nullptr;
-  [[no_unique_address]] Shape shape_{};
   [[no_unique_address]] Strides strides_{};
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pl::run_scoped: buffers and semaphores for the extent of a function, per core.
 //
@@ -16,16 +17,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include <pallas/config.hpp>
-#include <pallas/detail/arena.hpp>
-#include <pallas/detail/checked_state.hpp>
+#include <pallas/detail/runtime/arena.hpp>
+#include <pallas/detail/checked/checked_state.hpp>
 #include <pallas/error.hpp>
-#include <pallas/tpu/device.hpp>
+#include <pallas/detail/runtime/device.hpp>
 #include <pallas/tpu/scratch.hpp>
 #include <pallas/tpu/semaphore.hpp>
 
@@ -83,6 +85,7 @@ class scoped_allocation {
     core_.checked.allocation_origin = origin_;
     if constexpr (checked_mode) core_.checked.drop_semaphores_from(sems_);
     core_.semaphores.release(sems_);
+    std::lock_guard lock(core_.early_mutex);
     core_.semaphores_allocated.store(sems_, std::memory_order_release);
     core_.smem.release(smem_);
     core_.vmem.release(vmem_);

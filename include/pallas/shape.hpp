@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shapes with static and run-time extents (the std::mdspan model: only the run-time
 // extents are stored), static integers, and row-major strides.
@@ -25,6 +26,7 @@ inline constexpr index_t dyn = -1;
 template <index_t V>
 using c_t = std::integral_constant<index_t, V>;
 
+/// A compile-time integer value: `pl::c<8>`.
 template <index_t V>
 inline constexpr c_t<V> c{};
 
@@ -57,10 +59,12 @@ class extents {
   static constexpr std::size_t num_dynamic = ((Es == dyn) + ... + std::size_t{0});
 
  public:
+  /// The number of dimensions.
   static constexpr std::size_t rank() noexcept { return sizeof...(Es); }
+  /// The number of pl::dyn dimensions.
   static constexpr std::size_t rank_dynamic() noexcept { return num_dynamic; }
-  static constexpr bool is_static = num_dynamic == 0;
-  static constexpr std::array<index_t, sizeof...(Es)> static_extents{Es...};
+  static constexpr bool is_static = num_dynamic == 0;  ///< no pl::dyn extent
+  static constexpr std::array<index_t, sizeof...(Es)> static_extents{Es...};  ///< the extents as written (pl::dyn where dynamic)
 
   /// The static extent of dimension r, or pallas::dyn.
   static constexpr index_t static_extent(std::size_t r) noexcept { return static_extents[r]; }
@@ -115,6 +119,15 @@ class extents {
     }
   }
 
+  /// The extent of dimension r, negative r counting from the end: `x.shape[0]`,
+  /// `x.shape[-1]` (Python's); a constant expression when that extent is static.
+  constexpr index_t operator[](int r) const {
+    int const n = static_cast<int>(rank());
+    if (r < -n || r >= n)
+      detail::fail<shape_error>("pallas::shape: dimension ", r, " is out of range for rank ", n);
+    return extent(static_cast<std::size_t>(r < 0 ? r + n : r));
+  }
+
   /// All extents as an array.
   constexpr std::array<index_t, sizeof...(Es)> all() const noexcept {
     std::array<index_t, sizeof...(Es)> out{};
@@ -133,6 +146,7 @@ class extents {
     }
   }
 
+  /// Same rank and extents.
   template <index_t... Fs>
   friend constexpr bool operator==(extents const& a, extents<Fs...> const& b) noexcept {
     if constexpr (sizeof...(Fs) != sizeof...(Es)) {
@@ -142,6 +156,7 @@ class extents {
     }
   }
 
+  /// Prints `(8, 128)`.
   friend std::ostream& operator<<(std::ostream& out, extents const& e) {
     out << '(';
     for (std::size_t r = 0; r < rank(); ++r) out << (r ? ", " : "") << e.extent(r);
@@ -201,6 +216,41 @@ struct row_major_strides<E, std::index_sequence<R...>> {
 /// A pallas::shape (or strides) type.
 template <class T>
 concept Extents = detail::is_extents<std::remove_cvref_t<T>>::value;
+
+namespace detail {
+
+/// `x.shape` of a Ref, an Array or a block of static shape: a shape that is also callable,
+/// so that `x.shape[0]` (Python's spelling) and `x.shape()` both work.
+template <class Shape>
+struct shape_constant : Shape {
+  constexpr Shape const& operator()() const noexcept { return *this; }
+};
+
+/// Where a Ref or an Array keeps its shape. A static shape is stored nowhere and exposed
+/// as a `static constexpr` member `shape`, so `pl::grid<x_hbm.shape[0] / 128>` compiles
+/// wherever x_hbm is an object (not a reference; `decltype(x)::shape[0]` names it through
+/// the type). Run-time extents are stored and read with `shape()`.
+template <class Shape, bool = Shape::is_static>
+class shape_member {
+ public:
+  constexpr explicit shape_member(Shape s) noexcept : shape_(s) {}
+  constexpr Shape const& shape() const noexcept { return shape_; }
+
+ protected:
+  Shape shape_;
+};
+template <class Shape>
+class shape_member<Shape, true> {
+ public:
+  constexpr shape_member() noexcept = default;
+  constexpr explicit shape_member(Shape) noexcept {}
+  static constexpr shape_constant<Shape> shape{};
+
+ protected:
+  static constexpr Shape shape_{};
+};
+
+}  // namespace detail
 
 /// The row-major (C order) strides of shape E.
 template <class E>

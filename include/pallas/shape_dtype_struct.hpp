@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pl::ShapeDtypeStruct<T, Dims...>: the shape and dtype of an output, without storage
 // (`jax.ShapeDtypeStruct`). `pl::like(x)` is `jax.ShapeDtypeStruct.like(x)`.
@@ -9,19 +10,24 @@
 
 namespace pallas {
 
+/// `jax.ShapeDtypeStruct(shape, dtype)`: the shape and dtype of an output, without data:
+/// `pl::ShapeDtypeStruct<float, 128, 128>` (`pl::dyn` extents given at construction).
 template <class T, index_t... Dims>
 struct ShapeDtypeStruct {
-  using dtype = T;
-  using shape_type = pallas::shape<Dims...>;
-  using array_type = Array<T, Dims...>;
+  using dtype = T;  ///< the element type
+  using shape_type = pallas::shape<Dims...>;  ///< the extents
+  using array_type = Array<T, Dims...>;  ///< the Array it describes
 
   /// The run-time extents, if any.
   shape_type shape{};
 
-  constexpr ShapeDtypeStruct()
+  /// Static shapes.
+  constexpr ShapeDtypeStruct() noexcept
     requires shape_type::is_static
-  = default;
+  {}
+  /// With the given shape.
   constexpr explicit ShapeDtypeStruct(shape_type s) : shape(s) {}
+  /// With the run-time extents, in order.
   template <DynamicInt... I>
     requires(sizeof...(I) == shape_type::rank_dynamic() && sizeof...(I) > 0)
   constexpr explicit ShapeDtypeStruct(I... dynamic_extents) : shape(dynamic_extents...) {}

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Indexers for Ref::at: integers (drop a dimension), pl::ds (a slice), pl::full_extent
 // (Python's `:`) and pl::ellipsis (Python's `...`).
@@ -12,12 +13,14 @@ namespace pallas {
 struct ellipsis_t {
   explicit constexpr ellipsis_t() = default;
 };
+/// `...` in Python: `x_ref[pl::ellipsis]` is the whole ref as a block.
 inline constexpr ellipsis_t ellipsis{};
 
 /// Python's `:` in one dimension.
 struct full_extent_t {
   explicit constexpr full_extent_t() = default;
 };
+/// `:` in Python: `x_ref.at(pl::full_extent, pl::ds<8>(i))` keeps a whole dimension.
 inline constexpr full_extent_t full_extent{};
 
 /// A slice [start, start + Size) with a static size; the start is a run-time integer or a
@@ -25,14 +28,14 @@ inline constexpr full_extent_t full_extent{};
 template <index_t Size, class Start = index_t>
 struct static_slice {
   static_assert(Size >= 0, "pallas::ds: the size of a slice must be >= 0");
-  static constexpr index_t size = Size;
-  [[no_unique_address]] Start start;
+  static constexpr index_t size = Size;  ///< the number of elements (static)
+  [[no_unique_address]] Start start;  ///< the first element
 };
 
 /// A slice whose size is known only at run time: `pl::ds(start, size)`.
 struct dynamic_slice {
-  index_t start;
-  index_t size;
+  index_t start;  ///< the first element
+  index_t size;  ///< the number of elements
 };
 
 /// `pl.ds(start, Size)` with a static size.

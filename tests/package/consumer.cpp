@@ -1,18 +1,34 @@
 // The program of the package consumer projects (find_package, add_subdirectory,
-// FetchContent): includes the umbrella header and checks a result.
+// FetchContent, pkg-config): includes the umbrella header, launches a kernel on every
+// core (threads) that computes a pl::dot, and checks the result.
+// -DPALLAS_CONSUMER_EXPECT_EIGEN=0|1: the build flags must (not) have put Eigen on the
+// include path, so pl::dot runs on Eigen's GEMM (or the plain loop).
 #include <pallas/pallas.hpp>
 
 #include <cstdio>
 
 namespace pl = pallas;
+namespace pltpu = pallas::tpu;
+
+#ifdef PALLAS_CONSUMER_EXPECT_EIGEN
+static_assert(PALLAS_USE_EIGEN == PALLAS_CONSUMER_EXPECT_EIGEN,
+              "consumer: the package's flags did not give the expected Eigen setting");
+#endif
 
 int main() {
-  pl::shape<pl::dyn, 128> const s(8);
-  if (s.size() != 8 * 128) {
-    std::fprintf(stderr, "consumer: expected %d elements, got %lld\n", 8 * 128,
-                 static_cast<long long>(s.size()));
-    return 1;
-  }
-  std::puts("consumer: ok");
+  auto ones_dot_twos = pl::kernel(
+      pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core">>,
+      pl::scratch_types<pltpu::VMEM<float, 8, 128>>)([](auto o_ref, auto o_vmem) {
+    o_vmem[pl::ellipsis] =
+        pl::dot(pl::ones<float, pl::shape<8, 16>>(), pl::full<float, pl::shape<16, 128>>(2.0f));
+    pltpu::sync_copy(o_vmem, o_ref);
+  });
+  pl::Array<float, 8, 128> const o = ones_dot_twos();
+  for (float x : o)
+    if (x != 32.0f) {  // 16 products of 1 x 2
+      std::fprintf(stderr, "consumer: expected 32 everywhere, got %g\n", static_cast<double>(x));
+      return 1;
+    }
+  std::printf("consumer: ok (pl::dot on %s)\n", PALLAS_USE_EIGEN ? "Eigen" : "the plain loop");
   return 0;
 }

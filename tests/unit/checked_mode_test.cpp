@@ -207,7 +207,9 @@ TEST_CASE("checked: the access hook for block reads and writes is exact on strid
   CHECK_THAT(error_of<pl::race_error>([&] { src_kernel(true); }), Contains("block write of buf of 16 bytes at VMEM+0"));
 }
 
-TEST_CASE("checked: element writes the hooks do not see are caught by snapshots", "[checked][race]") {
+TEST_CASE("checked: writes the hooks do not see are caught by snapshots", "[checked][race]") {
+  // An element write of a copy's source (ref(i, j) may read or write, so the element hook
+  // checks it as an access of destinations only), and a raw-pointer write of a destination.
   auto const x = rows();
   for (auto mode : {pltpu::dma_execution_mode::on_wait, pltpu::dma_execution_mode::eager}) {
     pltpu::scoped_dma_schedule use({mode});
@@ -229,7 +231,7 @@ TEST_CASE("checked: element writes the hooks do not see are caught by snapshots"
     auto const dst_msg = error_of<pl::race_error>([&] {
       one_core([&](auto x_hbm, auto, auto buf, auto sems) {
         auto in = pltpu::async_copy(x_hbm, buf, sems.at(0));
-        buf(15, 127) = 1.0f;  // writes the destination before the wait
+        buf.data()[15 * 128 + 127] = 1.0f;  // writes the destination before the wait, unseen
         in.wait();
       })(x);
     });
@@ -248,12 +250,23 @@ TEST_CASE("checked: a destination written between a partial wait and the copy's 
       pltpu::async_copy(x_hbm, buf, sems.at(0));
       auto half = pltpu::make_async_copy(x_hbm.at(pl::ds<8>(0)), buf.at(pl::ds<8>(0)), sems.at(0));
       half.wait();
-      buf(0, 0) = 3.0f;
+      buf(0, 0) = 3.0f;  // the element hook sees it
       half.wait();
     })(x);
   });
-  CHECK_THAT(msg, Contains("the destination of copy #1 (HBM"));
-  CHECK_THAT(msg, Contains("was written before its async_copy.wait"));
+  CHECK_THAT(msg, Contains("an element access (ref(i, ...)) of 4 bytes at VMEM+0 (checked_mode_test.cpp:"));
+  CHECK_THAT(msg, Contains("reads or writes the destination of copy #1 (HBM"));
+  auto const unseen = error_of<pl::race_error>([&] {
+    one_core([](auto x_hbm, auto, auto buf, auto sems) {
+      pltpu::async_copy(x_hbm, buf, sems.at(0));
+      auto half = pltpu::make_async_copy(x_hbm.at(pl::ds<8>(0)), buf.at(pl::ds<8>(0)), sems.at(0));
+      half.wait();
+      buf.data()[0] = 3.0f;  // a raw write: the destination's snapshot sees it
+      half.wait();
+    })(x);
+  });
+  CHECK_THAT(unseen, Contains("the destination of copy #1 (HBM"));
+  CHECK_THAT(unseen, Contains("was written before its async_copy.wait"));
 }
 
 TEST_CASE("checked: the destination of a copy in flight reads as poison; scratch starts poisoned", "[checked]") {
@@ -271,10 +284,10 @@ TEST_CASE("checked: the destination of a copy in flight reads as poison; scratch
         scratch_smem = smem(2);
         smem(0) = 42;
         auto in = pltpu::async_copy(x_hbm, buf, sems.at(0));
-        seen = buf(1, 1);  // a racy element read (the hook is not on element access): poison
+        seen = buf.data()[1 * 128 + 1];  // a racy raw read (no hook sees it): poison
         in.wait();
         auto s = pltpu::async_copy(smem.at(pl::ds<1>(0)), smem.at(pl::ds<1>(1)), sems.at(1));
-        seen_int = smem(1);
+        seen_int = smem.data()[1];
         s.wait();
         pltpu::sync_copy(buf, o);
       })(x);
@@ -349,6 +362,7 @@ TEST_CASE("checked: correct double buffering raises nothing under any schedule",
 TEST_CASE("checked: copies started and never waited are leak_errors naming the copy and core", "[checked][leak]") {
   auto const x = rows();
   int line = 0;
+  pltpu::scoped_dma_schedule const on_wait({pltpu::dma_execution_mode::on_wait});  // whatever PALLAS_DMA_ORDER says
   auto const never = error_of<pl::leak_error>([&] {
     one_core([&](auto x_hbm, auto, auto buf, auto sems) {
       line = __LINE__ + 1;
@@ -434,7 +448,7 @@ TEST_CASE("checked: a random DMA schedule exposes a race the default order hides
 }
 
 TEST_CASE("checked: PALLAS_DMA_ORDER and PALLAS_DMA_SEED describe the schedule", "[checked][schedule]") {
-  using pltpu::detail::schedule_from;
+  using pl::detail::schedule_from;
   CHECK(schedule_from(nullptr, nullptr) == pltpu::dma_schedule{});
   CHECK(schedule_from("eager", nullptr).mode == pltpu::dma_execution_mode::eager);
   CHECK(schedule_from("on_wait", "").mode == pltpu::dma_execution_mode::on_wait);

@@ -3,11 +3,14 @@
 // what outlives the scope.
 #include <pallas/pallas.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -184,4 +187,79 @@ TEST_CASE("run_scoped: a copy still in flight when its buffers are released is a
 TEST_CASE("run_scoped: outside a kernel it is an error", "[run_scoped]") {
   CHECK_THROWS_WITH(pl::run_scoped([](auto) {}, pltpu::VMEM<float, 8>{}),
                     Contains("pallas::run_scoped: called outside a kernel"));
+}
+
+TEST_CASE("run_scoped: a core may signal another's run_scoped semaphore before that core reaches the scope",
+          "[run_scoped][semaphore]") {
+  // Pallas' cross-core barrier in pl::kernel / core_map: every core, in a run_scoped,
+  // signals that semaphore on every core, then waits for num_cores signals. A fast core
+  // signals the others' semaphores before they allocated them; the signals count when they
+  // do. Core 0 arrives late on purpose (it sleeps first) in some rounds, and no core may
+  // leave the barrier before every core arrived.
+  auto check = [](auto cores_tag) {
+    constexpr int n = decltype(cores_tag)::value;
+    for (auto mode : {pltpu::dma_execution_mode::on_wait, pltpu::dma_execution_mode::eager,
+                      pltpu::dma_execution_mode::random}) {
+      pltpu::scoped_dma_schedule use({mode, 21});
+      INFO(n << " cores, DMA order " << static_cast<int>(mode));
+      for (int round = 0; round < 4; ++round) {
+        std::atomic<int> arrived{0}, early{0};
+        run_on<n>([&] {
+          pl::index_t const me = pl::axis_index<"core">();
+          if (me == round % n && mode != pltpu::dma_execution_mode::random)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          ++arrived;
+          pl::run_scoped(
+              [&](auto sem) {
+                for (int c = 0; c < n; ++c) pl::semaphore_signal(sem, 1, c);
+                pl::semaphore_wait(sem, n);
+              },
+              pltpu::SemaphoreType::REGULAR<>{});
+          if (arrived.load() != n) ++early;
+        });
+        CHECK(arrived.load() == n);
+        CHECK(early.load() == 0);
+      }
+    }
+  };
+  check(std::integral_constant<int, 1>{});
+  check(std::integral_constant<int, 2>{});
+  check(std::integral_constant<int, 4>{});
+}
+
+TEST_CASE("run_scoped: early signals reach the semaphore of the scope's position, nested and after other scopes",
+          "[run_scoped][semaphore]") {
+  // Core 1 signals core 0's second-level semaphore (inside a nested run_scoped) while core
+  // 0 is still in an earlier, unrelated scope: the signal counts for the nested one only.
+  std::int32_t seen_outer = -1;
+  bool inner_done = false;
+  run_on<2, pltpu::SemaphoreType::REGULAR<>>([&](auto ready) {
+    pl::index_t const me = pl::axis_index<"core">();
+    if (me == 0) {
+      pl::run_scoped([](auto) { std::this_thread::sleep_for(std::chrono::milliseconds(5)); },
+                     pltpu::VMEM<float, 8, 128>{});
+      pl::run_scoped(
+          [&](auto outer) {
+            seen_outer = pl::semaphore_read(outer);
+            pl::run_scoped(
+                [&](auto inner) {
+                  pl::semaphore_wait(inner, 3);
+                  inner_done = true;
+                },
+                pltpu::SemaphoreType::REGULAR<>{});
+            pl::semaphore_signal(ready, 1, 1);
+          },
+          pltpu::SemaphoreType::REGULAR<>{});
+    } else {
+      pl::run_scoped(
+          [&](auto outer) {
+            pl::run_scoped([&](auto inner) { pl::semaphore_signal(inner, 3, 0); }, pltpu::SemaphoreType::REGULAR<>{});
+            (void)outer;
+          },
+          pltpu::SemaphoreType::REGULAR<>{});
+      pl::semaphore_wait(ready, 1);
+    }
+  });
+  CHECK(seen_outer == 0);
+  CHECK(inner_done);
 }

@@ -13,6 +13,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "watchdog.hpp"
+
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;
 
@@ -141,12 +143,16 @@ TEST_CASE("semaphore: a semaphore not zero when the kernel ends is a leak_error 
 TEST_CASE("semaphore: a deadlock is reported with who waits on what, instead of hanging",
           "[semaphore][deadlock]") {
   SECTION("one core waits for a signal nobody sends") {
+    // The property is "reported, not hung": the watchdog ends the run if the report never
+    // comes. The time it takes (deadlock_grace, 50 ms, plus polling) depends on the load, so
+    // it is only bounded generously: once at 7.8 s on a loaded machine.
+    pallas_test::watchdog guard("the deadlock report", std::chrono::seconds(120));
     std::string msg;
     double const t = timed([&] {
       msg = error_of<pl::deadlock_error>(
           [] { run_on<1, pltpu::SemaphoreType::REGULAR<>>([](auto sem) { pl::semaphore_wait(sem, 2); }); });
     });
-    CHECK(t < 5.0);
+    CHECK(t < 60.0);
     CHECK_THAT(msg, Contains("pallas::deadlock"));
     CHECK_THAT(msg, Contains("core 0 waits in semaphore_wait (semaphore_test.cpp:"));
     CHECK_THAT(msg, Contains("for REGULAR semaphore #0 (scratch) to reach 2, it holds 0"));
@@ -233,16 +239,18 @@ TEST_CASE("semaphore: a failing core unwinds the cores blocked on it", "[semapho
   CHECK(msg == "core 1 fails");
 }
 
-TEST_CASE("semaphore: signaling a semaphore the other core has not allocated is an error",
+TEST_CASE("semaphore: a signal to a semaphore the other core never allocates is a leak at the kernel's end",
           "[semaphore][checked]") {
-  // Core 0 signals the run_scoped semaphore on core 1, which never entered that run_scoped.
-  auto const msg = error_of([] {
+  // Core 0 signals the run_scoped semaphore on core 1, which never enters that run_scoped:
+  // the signal waits for an allocation that never comes.
+  auto const msg = error_of<pl::leak_error>([] {
     run_on<2, pltpu::SemaphoreType::REGULAR<>>([](auto) {
       if (pl::axis_index<"core">() == 0)
         pl::run_scoped([](auto s) { pl::semaphore_signal(s, 1, 1); }, pltpu::SemaphoreType::REGULAR<>{});
     });
   });
-  CHECK_THAT(msg, Contains("core 1 has not allocated REGULAR semaphore #1 (run_scoped)"));
+  CHECK_THAT(msg, Contains("pallas::kernel: every signal must reach its semaphore, but core 0 signaled REGULAR "
+                           "semaphore #1 (run_scoped) on core 1 (+1), which that core never allocated"));
 }
 
 TEST_CASE("semaphore: core_barrier lets no core through before every core arrived", "[semaphore][barrier]") {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Evaluating an expression into a block, in one pass:
 // - a flat loop over the elements when the destination and every leaf are contiguous

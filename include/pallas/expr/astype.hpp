@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pl::astype<U>(x) and x.astype<U>(): jnp `x.astype(U)`, lazy, elementwise, between every
 // pair of dtypes (pallas::convert): to bfloat16/float16 rounds to nearest even; float to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pl::block<T, Shape>: an owning block value (a jnp array inside a kernel), 64-byte
 // aligned, contiguous, row-major. `pl::eval(e)`, `e.eval()` and `pl::load(ref)` make one;
@@ -7,8 +8,7 @@
 //   pl::block<float, pl::shape<8, 128>> e = pl::exp(x[pl::ellipsis] - m);
 //   o[pl::ellipsis] = e / pl::sum(e, pl::axis<1>, pl::keepdims);
 //
-// Also here: the rules of a store (`block = value`, `ref[...] = value`), shared with
-// block_view, and how values become operands of expressions.
+// The rules of its stores, and how values become operands, are in store.hpp.
 
 #include <array>
 #include <cstddef>
@@ -17,11 +17,14 @@
 #include <type_traits>
 #include <utility>
 
+#include <pallas/block_view.hpp>
 #include <pallas/config.hpp>
 #include <pallas/dtype.hpp>
 #include <pallas/error.hpp>
 #include <pallas/expr/assign.hpp>
+#include <pallas/expr/broadcast.hpp>
 #include <pallas/expr/expression.hpp>
+#include <pallas/expr/store.hpp>
 #include <pallas/memory_space.hpp>
 #include <pallas/ref.hpp>
 #include <pallas/shape.hpp>
@@ -29,129 +32,6 @@
 
 namespace pallas {
 
-namespace detail {
-
-template <class T>
-struct is_block : std::false_type {};
-template <class T, class S>
-struct is_block<block<T, S>> : std::true_type {};
-
-/// Whether D is a view type built on a leaf (a block_view), seen as its leaf.
-template <class D>
-concept leaf_derived = requires {
-  typename D::value_type;
-  typename D::shape_type;
-} && std::derived_from<D, leaf<typename D::value_type, typename D::shape_type>> &&
-                       !is_leaf<D>::value;
-
-/// A value as an operand of an expression node: views and lvalue blocks become leaves
-/// that read their memory; rvalue blocks and deferred products become leaves that own
-/// their memory; strong scalars become rank-0 constants; nodes are kept by value.
-template <class X>
-auto as_operand(X&& x) {
-  using D = std::remove_cvref_t<X>;
-  if constexpr (StrongScalar<D>) {
-    return scalar<D>(x);
-  } else if constexpr (is_block<D>::value) {
-    if constexpr (std::is_rvalue_reference_v<X&&> && !std::is_const_v<std::remove_reference_t<X>>)
-      return std::move(x).into_leaf();
-    else
-      return x.view();
-  } else if constexpr (std::derived_from<D, deferred_marker>) {
-    return x.eval().into_leaf();
-  } else if constexpr (leaf_derived<D>) {
-    return leaf<typename D::value_type, typename D::shape_type>(x);
-  } else {
-    return D(std::forward<X>(x));
-  }
-}
-
-template <class X>
-using operand_t = decltype(as_operand(std::declval<X>()));
-
-/// The dtype of an operand or scalar (a weak scalar on its own: its default dtype).
-template <class D>
-struct dtype_of {
-  using type = default_dtype_t<D>;
-};
-template <class D>
-  requires Operand<D>
-struct dtype_of<D> {
-  using type = typename D::value_type;
-};
-template <class D>
-  requires StrongScalar<D>
-struct dtype_of<D> {
-  using type = D;
-};
-template <class X>
-using dtype_of_t = typename dtype_of<std::remove_cvref_t<X>>::type;
-
-// ---------------------------------------------------------------------------------------
-// stores
-
-template <class VS, class S>
-struct same_shape;
-template <index_t... A, index_t... B>
-struct same_shape<extents<A...>, extents<B...>> {
-  static constexpr bool value = std::is_same_v<extents<A...>, extents<B...>>;
-  static constexpr bool check() {
-    static_assert(std::is_same_v<extents<A...>, extents<B...>>,
-                  "pallas::store: the stored value must have the block's shape (value shape, "
-                  "block shape); stores do not broadcast");
-    return value;
-  }
-};
-
-/// `dst (shape S) AOp= value`, with the rules of a Pallas store: the value has the block's
-/// shape (a scalar is broadcast), and `=` needs the block's dtype (a weak C++ scalar takes
-/// it when it is of the same kind), `op=` must keep it.
-template <class AOp, class S, class T, class V>
-void store(T* dst, index_array<S::rank()> const& dstr, V&& value) {
-  using D = std::remove_cvref_t<V>;
-  constexpr bool is_set = std::is_same_v<AOp, set_assign>;
-  if constexpr (WeakScalar<D>) {
-    using W = weak_result_t<T, D>;
-    static_assert(std::is_same_v<W, T> || !is_set,
-                  "pallas::store: a floating-point scalar cannot be stored into an integer or "
-                  "bool block (use pl::astype)");
-    if constexpr (std::is_same_v<W, T> || !is_set) {
-      using C = std::conditional_t<is_set, T, W>;
-      static_assert(is_set || std::is_same_v<promote_t<T, C>, T>,
-                    "pallas::store: `block op= value` must keep the block's dtype");
-      if constexpr (is_set || std::is_same_v<promote_t<T, C>, T>)
-        walk<AOp, S>(dst, dstr, constant<C, S>(from_scalar<C>(value)));
-    }
-  } else if constexpr (StrongScalar<D>) {
-    static_assert(is_set ? std::is_same_v<D, T> : std::is_same_v<promote_t<T, D>, T>,
-                  "pallas::store: the value's dtype must be the block's dtype (convert it with "
-                  "pl::astype<T>(value))");
-    if constexpr (is_set ? std::is_same_v<D, T> : std::is_same_v<promote_t<T, D>, T>)
-      walk<AOp, S>(dst, dstr, constant<D, S>(value));
-  } else {
-    static_assert(Operand<D>, "pallas::store: the value must be a block expression or a scalar");
-    if constexpr (Operand<D>) {
-      using VS = typename D::shape_type;
-      using VT = typename D::value_type;
-      if constexpr (!same_shape<VS, S>::value) {
-        same_shape<VS, S>::check();
-      } else {
-        static_assert(is_set ? std::is_same_v<VT, T> : std::is_same_v<promote_t<T, VT>, T>,
-                      "pallas::store: the value's dtype must be the block's dtype (convert it "
-                      "with pl::astype<T>(value)); `block op= value` must keep the block's "
-                      "dtype");
-        if constexpr (is_set ? std::is_same_v<VT, T> : std::is_same_v<promote_t<T, VT>, T>) {
-          if constexpr (std::derived_from<D, deferred_marker>)
-            value.template store_into<AOp, S>(dst, dstr);
-          else
-            assign_expression<AOp, S>(dst, dstr, as_operand(std::forward<V>(value)));
-        }
-      }
-    }
-  }
-}
-
-}  // namespace detail
 
 /// An owning block value of static shape: what jnp arrays are inside a kernel.
 template <class T, Extents Shape>
@@ -160,11 +40,13 @@ class block : public detail::expr_methods<block<T, Shape>> {
   static_assert(Shape::is_static, "pallas::block: blocks must have a static shape");
 
  public:
-  using value_type = T;
-  using element_type = T;
-  using shape_type = Shape;
-  static constexpr std::size_t rank = Shape::rank();
+  using value_type = T;                               ///< the element type
+  using element_type = T;                             ///< the element type, as std::span names it
+  using shape_type = Shape;                           ///< the (static) extents
+  static constexpr std::size_t rank = Shape::rank();  ///< the number of dimensions
+  /// @cond PALLAS_INTERNAL
   static constexpr bool flat_shape = true;
+  /// @endcond
 
   /// All zeros.
   block() : data_(detail::allocate_block<T>(Shape::static_size())) {
@@ -179,16 +61,18 @@ class block : public detail::expr_methods<block<T, Shape>> {
     detail::store<detail::set_assign, Shape>(data_.get(), strides(), std::forward<E>(e));
   }
 
+  /// A copy of the elements (new memory).
   block(block const& other) : data_(detail::allocate_block<T>(Shape::static_size())) {
     for (index_t i = 0; i < Shape::static_size(); ++i) data_[i] = other.data_[i];
   }
-  block(block&&) noexcept = default;
+  block(block&&) noexcept = default;  ///< Takes the memory; `other` is left empty.
+  /// Copies the elements.
   block& operator=(block const& other) {
     if (this != &other)
       for (index_t i = 0; i < Shape::static_size(); ++i) data_[i] = other.data_[i];
     return *this;
   }
-  block& operator=(block&&) noexcept = default;
+  block& operator=(block&&) noexcept = default;  ///< Takes the memory.
   ~block() = default;
 
   /// Stores a value (an expression of the same shape and dtype, or a scalar).
@@ -198,6 +82,11 @@ class block : public detail::expr_methods<block<T, Shape>> {
     detail::store<detail::set_assign, Shape>(data(), strides(), std::forward<V>(v));
     return *this;
   }
+  /// @name Compound assignment
+  /// @{
+
+  /// `b += e`: element-wise with an expression of the same shape (or one that broadcasts
+  /// to it) or a scalar; the result keeps the block's dtype.
   template <class V>
     requires Operand<V> || Scalar<V>
   block& operator+=(V&& v) {
@@ -224,13 +113,30 @@ class block : public detail::expr_methods<block<T, Shape>> {
                                                                    std::forward<V>(v));
     return *this;
   }
+  /// @}
 
+  /// @name Elements in row-major order
+  /// @{
+
+  /// The first element; `size()` elements follow contiguously (range-for works too).
   T* data() noexcept { return data_.get(); }
   T const* data() const noexcept { return data_.get(); }
-  static constexpr Shape shape() noexcept { return Shape{}; }
+  T* begin() noexcept { return data(); }
+  T* end() noexcept { return data() + size(); }
+  T const* begin() const noexcept { return data(); }
+  T const* end() const noexcept { return data() + size(); }
+  /// @}
+  /// `b.shape[0]` (a constant expression), `b.shape()`.
+  static constexpr detail::shape_constant<Shape> shape{};
+  /// The number of elements.
   static constexpr index_t size() noexcept { return Shape::static_size(); }
+  /// The extent of dimension `r`.
   static constexpr index_t extent(std::size_t r) noexcept { return Shape::static_extent(r); }
+  /// The row-major strides, in elements.
   static constexpr detail::index_array<rank> strides() noexcept { return detail::row_major<Shape>(); }
+
+  /// @name Views
+  /// @{
 
   /// The block as a VMEM ref: `b.ref().at(...)` views part of it.
   Ref<T, Shape, memory_space::vmem> ref() noexcept { return {data(), Shape{}}; }
@@ -247,11 +153,10 @@ class block : public detail::expr_methods<block<T, Shape>> {
   auto at(I const&... indexers) const {
     return ref().at(indexers...);
   }
+  /// @}
 
-  T* begin() noexcept { return data(); }
-  T* end() noexcept { return data() + size(); }
-  T const* begin() const noexcept { return data(); }
-  T const* end() const noexcept { return data() + size(); }
+  /// @name Element access
+  /// @{
 
   /// Element (i, j, ...); bounds are checked in checked mode.
   template <Integer... I>
@@ -262,6 +167,7 @@ class block : public detail::expr_methods<block<T, Shape>> {
   T const& operator()(I const&... idx) const noexcept(!checked_mode) {
     return data_[offset(idx...)];
   }
+  /// @}
 
   /// The only element of a rank-0 block (jnp `x.item()`); rank-0 blocks also convert to T.
   T item() const noexcept
@@ -269,6 +175,7 @@ class block : public detail::expr_methods<block<T, Shape>> {
   {
     return data_[0];
   }
+  /// The only element of a rank-0 block: `float s = pl::sum(x);`.
   operator T() const noexcept  // NOLINT: implicit, so that `float s = pl::sum(x);` works
     requires(rank == 0)
   {
@@ -276,6 +183,7 @@ class block : public detail::expr_methods<block<T, Shape>> {
   }
 
   // ---- expression interface
+  /// @cond PALLAS_INTERNAL
   detail::leaf<T, Shape> view() const& noexcept { return {data_.get(), strides()}; }
   /// A leaf that owns this block's memory (this block is left empty).
   detail::leaf<T, Shape> into_leaf() && {
@@ -292,6 +200,7 @@ class block : public detail::expr_methods<block<T, Shape>> {
   bool aliases(detail::memory_region const& m, bool remapped) const noexcept {
     return view().aliases(m, remapped);
   }
+  /// @endcond
 
   /// Prints like numpy: nested brackets, row by row.
   friend std::ostream& operator<<(std::ostream& out, block const& b) {
@@ -382,4 +291,3 @@ auto detail::expr_methods<D>::eval() const {
 
 }  // namespace pallas
 
-#include <pallas/block_view.hpp>  // block::operator[] returns a block_view

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Elementwise block operations, lazy (one pass when assigned), with numpy broadcasting and
 // jnp type promotion:
@@ -85,8 +86,8 @@ class binary : public expr_methods<binary<Op, A, B>> {
   auto row(index_array<rank> const& idx) const noexcept {
     return [ra = a_.template row<Unit>(map_index<sa>(idx)),
             rb = b_.template row<Unit>(map_index<sb>(idx))](index_t j) noexcept {
-      return Op::apply(convert<input_type>(ra(last_const_v<sa> ? 0 : j)),
-                       convert<input_type>(rb(last_const_v<sb> ? 0 : j)));
+      return Op::apply(convert<input_type>(ra(broadcasts_last_v<sa, shape_type> ? 0 : j)),
+                       convert<input_type>(rb(broadcasts_last_v<sb, shape_type> ? 0 : j)));
     };
   }
   bool aliases(memory_region const& m, bool remapped) const noexcept {
@@ -130,9 +131,9 @@ class select_node : public expr_methods<select_node<C, A, B>> {
     return [rc = c_.template row<Unit>(map_index<sc>(idx)),
             ra = a_.template row<Unit>(map_index<sa>(idx)),
             rb = b_.template row<Unit>(map_index<sb>(idx))](index_t j) noexcept {
-      value_type const x = convert<value_type>(ra(last_const_v<sa> ? 0 : j));
-      value_type const y = convert<value_type>(rb(last_const_v<sb> ? 0 : j));
-      return convert<bool>(rc(last_const_v<sc> ? 0 : j)) ? x : y;
+      value_type const x = convert<value_type>(ra(broadcasts_last_v<sa, shape_type> ? 0 : j));
+      value_type const y = convert<value_type>(rb(broadcasts_last_v<sb, shape_type> ? 0 : j));
+      return convert<bool>(rc(broadcasts_last_v<sc, shape_type> ? 0 : j)) ? x : y;
     };
   }
   bool aliases(memory_region const& m, bool remapped) const noexcept {
@@ -209,6 +210,14 @@ auto make_unary(A&& a) {
   auto operator symbol(A&& a, B&& b) {                                   \
     return detail::make_binary<detail::op>(std::forward<A>(a), std::forward<B>(b)); \
   }
+/// @name Element-wise operators
+/// @{
+
+/// Element-wise arithmetic, comparison, bitwise and shift operators on blocks, refs and
+/// scalars, as numpy's: the operands broadcast (numpy rules), dtypes promote as jnp does,
+/// and the result is a lazy expression evaluated when assigned or `.eval()`ed.
+/// `%` and `/` on integers follow numpy (floor semantics for `%`); bitwise operators
+/// need integer or bool operands.
 PALLAS_DETAIL_BINARY_OPERATOR(+, add_op)
 PALLAS_DETAIL_BINARY_OPERATOR(-, sub_op)
 PALLAS_DETAIL_BINARY_OPERATOR(*, mul_op)
@@ -227,6 +236,7 @@ PALLAS_DETAIL_BINARY_OPERATOR(<<, shift_left_op)
 PALLAS_DETAIL_BINARY_OPERATOR(>>, shift_right_op)
 #undef PALLAS_DETAIL_BINARY_OPERATOR
 
+/// Element-wise negation, identity, bitwise not and logical not of a block, ref or scalar.
 template <Operand A>
 auto operator-(A&& a) {
   return detail::make_unary<detail::neg_op>(std::forward<A>(a));
@@ -243,6 +253,7 @@ template <Operand A>
 auto operator!(A&& a) {
   return detail::make_unary<detail::logical_not_op>(std::forward<A>(a));
 }
+/// @}
 
 // ---------------------------------------------------------------------------------------
 // named functions
@@ -253,7 +264,13 @@ auto operator!(A&& a) {
   auto name(A&& a, B&& b) {                                                           \
     return detail::make_binary<detail::op>(std::forward<A>(a), std::forward<B>(b));   \
   }
-/// jnp.maximum / jnp.minimum: elementwise, NaN-propagating.
+/// @name Element-wise binary functions
+/// @{
+
+/// jnp's binary functions of the same names (`jnp.maximum`, `jnp.minimum` NaN-propagating,
+/// `jnp.power`, `jnp.floor_divide`, `jnp.true_divide`, `jnp.remainder`, the logical ops,
+/// `lax.shift_left`, `lax.shift_right_arithmetic`): element-wise, broadcasting and promoting
+/// like the operators.
 PALLAS_DETAIL_BINARY_FUNCTION(maximum, max_op)
 PALLAS_DETAIL_BINARY_FUNCTION(minimum, min_op)
 PALLAS_DETAIL_BINARY_FUNCTION(pow, pow_op)
@@ -267,6 +284,7 @@ PALLAS_DETAIL_BINARY_FUNCTION(logical_or, logical_or_op)
 PALLAS_DETAIL_BINARY_FUNCTION(logical_xor, logical_xor_op)
 PALLAS_DETAIL_BINARY_FUNCTION(shift_left, shift_left_op)
 PALLAS_DETAIL_BINARY_FUNCTION(shift_right_arithmetic, shift_right_op)
+/// @}
 #undef PALLAS_DETAIL_BINARY_FUNCTION
 
 #define PALLAS_DETAIL_UNARY_FUNCTION(name, op)                                         \
@@ -274,6 +292,13 @@ PALLAS_DETAIL_BINARY_FUNCTION(shift_right_arithmetic, shift_right_op)
   auto name(A&& a) {                                                                   \
     return detail::make_unary<detail::op>(std::forward<A>(a));                         \
   }
+/// @name Element-wise unary functions
+/// @{
+
+/// jnp's (and `jax.nn`'s, `lax`'s) unary functions of the same names, element-wise on a
+/// block, ref or scalar: `exp`, `log`, `sqrt`, `rsqrt`, `tanh`, `logistic`/`sigmoid`,
+/// `erf`, rounding, `reciprocal`, the `is*` predicates (bool results). Low-precision
+/// operands (bfloat16, float16) compute in float32 and round back, as on a TPU.
 PALLAS_DETAIL_UNARY_FUNCTION(negative, neg_op)
 PALLAS_DETAIL_UNARY_FUNCTION(abs, abs_op)
 PALLAS_DETAIL_UNARY_FUNCTION(sign, sign_op)
@@ -304,6 +329,7 @@ PALLAS_DETAIL_UNARY_FUNCTION(bitwise_not, bit_not_op)
 PALLAS_DETAIL_UNARY_FUNCTION(isnan, isnan_op)
 PALLAS_DETAIL_UNARY_FUNCTION(isinf, isinf_op)
 PALLAS_DETAIL_UNARY_FUNCTION(isfinite, isfinite_op)
+/// @}
 #undef PALLAS_DETAIL_UNARY_FUNCTION
 
 /// jnp.where(cond, a, b) / lax.select: a where cond is true, else b; the three broadcast

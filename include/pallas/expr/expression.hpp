@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Block expressions: the values a kernel computes with on VMEM blocks.
 //
@@ -17,7 +18,11 @@
 //   contiguous()            run time: every leaf is contiguous, row-major
 //   unit_rows()             run time: every leaf has stride 1 along the last dimension
 //   row<Unit>(idx)          a callable j -> value at (idx[0], ..., idx[rank-2], j); with Unit
-//                           the leaves assume stride 1 along the last dimension
+//                           the leaves assume stride 1 along the last dimension. A flat walk
+//                           (flat_shape, every leaf contiguous) calls row<true>(0...) with j
+//                           the flat element index, so a node must pass j on unchanged to
+//                           every child of its own shape (see broadcasts_last_v), even when the
+//                           last extent is 1
 //   aliases(region, remap)  whether E reads the memory `region` other than element by
 //                           element at the same index (then an assignment needs a temporary)
 
@@ -30,6 +35,7 @@
 #include <utility>
 
 #include <pallas/dtype.hpp>
+#include <pallas/expr/scalar_dtype.hpp>
 #include <pallas/shape.hpp>
 
 namespace pallas {
@@ -82,6 +88,7 @@ template <int... A>
 struct axis_t {
   explicit constexpr axis_t() = default;
 };
+/// The option value: `pl::sum(x, pl::axis<1>)`.
 template <int... A>
 inline constexpr axis_t<A...> axis{};
 
@@ -89,58 +96,10 @@ inline constexpr axis_t<A...> axis{};
 struct keepdims_t {
   explicit constexpr keepdims_t() = default;
 };
+/// The option value: `pl::sum(x, pl::axis<1>, pl::keepdims)`.
 inline constexpr keepdims_t keepdims{};
 
 namespace detail {
-
-// ---------------------------------------------------------------------------------------
-// dtype helpers
-
-template <class T>
-inline constexpr bool is_half_v = std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>;
-
-template <class T>
-inline constexpr bool is_floating_v = is_half_v<T> || std::is_same_v<T, float>;
-
-template <class T>
-inline constexpr bool is_integer_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
-
-/// The dtype a weak (C++ arithmetic) scalar S takes next to an array of dtype T, as jnp's
-/// weak types: a bool keeps T; an integer keeps T unless T is bool (int32); a floating
-/// scalar keeps a floating T and makes anything else float32.
-template <class T, class S>
-using weak_result_t = std::conditional_t<
-    std::is_same_v<S, bool>, T,
-    std::conditional_t<std::is_integral_v<S>,
-                       std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>,
-                       std::conditional_t<is_floating_v<T>, T, float>>>;
-
-/// The dtype of a weak scalar on its own (jnp.asarray(s)): bool, int32 or float32.
-template <class S>
-using default_dtype_t =
-    std::conditional_t<std::is_same_v<S, bool>, bool,
-                       std::conditional_t<std::is_integral_v<S>, std::int32_t, float>>;
-
-/// A C++ arithmetic value as dtype T: integers wrap, floats round to nearest even.
-template <class T, class S>
-constexpr T from_scalar(S s) noexcept {
-  if constexpr (std::is_same_v<T, S>) {
-    return s;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return s != S{};
-  } else if constexpr (is_half_v<T>) {
-    if constexpr (std::is_same_v<S, bool>)
-      return T(static_cast<float>(s));
-    else if constexpr (std::is_floating_point_v<S>)
-      return T(static_cast<double>(s));
-    else
-      return T(s);
-  } else if constexpr (std::is_floating_point_v<S> && is_integer_v<T>) {
-    return convert<T>(static_cast<float>(s));  // truncate, saturate, NaN -> 0
-  } else {
-    return static_cast<T>(s);  // C++20: integer conversions are modular
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // shapes
@@ -238,6 +197,13 @@ constexpr index_array<C::rank()> map_index(index_array<R> const& idx) noexcept {
 /// Whether an operand of shape C is constant along the last dimension of its parent.
 template <class C>
 inline constexpr bool last_const_v = C::rank() == 0 || C::static_extent(C::rank() - 1) == 1;
+
+/// Whether an operand of shape C, inside a parent of shape S, is read at element 0 of its
+/// row whatever the parent's position j along the row: it is broadcast along the last
+/// dimension. An operand of the parent's own shape is read at j even when the last extent
+/// is 1, because a flat walk (below) passes the flat element index as j.
+template <class C, class S>
+inline constexpr bool broadcasts_last_v = !std::is_same_v<C, S> && last_const_v<C>;
 
 /// Whether an operand of shape C can follow its parent of shape S through a flat walk.
 template <class C, class S>

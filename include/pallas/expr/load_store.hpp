@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pl::load / pl::store, the function forms of reading and writing refs:
 //
@@ -13,6 +14,7 @@
 #include <utility>
 
 #include <pallas/block_view.hpp>
+#include <pallas/detail/checked/checked_access.hpp>
 #include <pallas/expr/block.hpp>
 #include <pallas/expr/expression.hpp>
 #include <pallas/memory_space.hpp>
@@ -42,11 +44,12 @@ constexpr bool loadable() {
 /// `pl.load(ref)` / `ref[...]` as a value: an owning pl::block for VMEM refs, a scalar
 /// for rank-0 SMEM (and VMEM) refs.
 template <AnyRef R>
-auto load(R const& ref) {
+auto load(R const& ref, detail::place where = detail::place::here()) {
   using T = std::remove_const_t<typename R::value_type>;
   if constexpr (!detail::loadable<R>()) {
     return T{};
   } else if constexpr (R::space == memory_space::smem) {
+    detail::check_element_access(ref.data(), sizeof(T), where);  // a copy's destination in flight?
     return T(*ref.data());
   } else {
     return block<T, typename R::shape_type>(ref[ellipsis]);
@@ -73,6 +76,7 @@ void store(R const& ref, V&& value) {
       static_assert(Scalar<V>, "pallas::store: SMEM refs take scalars only");
       static_assert(!std::is_const_v<T>, "pallas::store: cannot store into a ref of const elements");
       if constexpr (Scalar<V> && !std::is_const_v<T>) {
+        detail::check_element_access(ref.data(), sizeof(T), {});
         using D = std::remove_cvref_t<V>;
         if constexpr (WeakScalar<D>)
           *ref.data() = detail::from_scalar<T>(value);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Reductions, computed now into a pl::block (like jnp, they are values):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Shape operations on block values:
 //
@@ -30,6 +31,7 @@
 #include <pallas/expr/assign.hpp>
 #include <pallas/expr/astype.hpp>
 #include <pallas/expr/block.hpp>
+#include <pallas/expr/broadcast.hpp>
 #include <pallas/expr/expression.hpp>
 #include <pallas/memory_space.hpp>
 #include <pallas/ref.hpp>
@@ -99,48 +101,6 @@ struct reshape_sizes<extents<A...>, extents<B...>> {
                   "(old size == new size)");
     return ok;
   }
-};
-
-template <class S, class Target>
-struct broadcast_to_check;
-template <index_t... A, index_t... B>
-struct broadcast_to_check<extents<A...>, extents<B...>> {
-  static constexpr bool ok = ((A == B || A == 1) && ...);
-  static constexpr bool check() {
-    static_assert(((A == B || A == 1) && ...),
-                  "pallas::broadcast_to: every extent of the operand must be the target's or 1 "
-                  "(operand extent, target extent)");
-    return ok;
-  }
-};
-
-/// broadcast_to: the operand walked by index, never materialized.
-template <class Shape, class A>
-class broadcast_node : public expr_methods<broadcast_node<Shape, A>> {
-  using sa = typename A::shape_type;
-
- public:
-  using value_type = typename A::value_type;
-  using shape_type = Shape;
-  static constexpr std::size_t rank = Shape::rank();
-  static constexpr bool flat_shape = A::flat_shape && flat_child_v<sa, Shape>;
-
-  explicit broadcast_node(A a) : a_(std::move(a)) {}
-
-  bool contiguous() const noexcept { return sa::static_size() == 1 || a_.contiguous(); }
-  bool unit_rows() const noexcept { return last_const_v<sa> || a_.unit_rows(); }
-  template <bool Unit>
-  auto row(index_array<rank> const& idx) const noexcept {
-    return [ra = a_.template row<Unit>(map_index<sa>(idx))](index_t j) noexcept {
-      return ra(last_const_v<sa> ? 0 : j);
-    };
-  }
-  bool aliases(memory_region const& m, bool remapped) const noexcept {
-    return a_.aliases(m, remapped || !std::is_same_v<sa, Shape>);
-  }
-
- private:
-  A a_;
 };
 
 /// roll along axis Axis (normalized) by a run-time shift.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Asynchronous copies: `pltpu::make_async_copy(src, dst, sem)` makes a descriptor whose
 // start() issues the copy and whose wait() blocks until the DMA semaphore holds the
@@ -5,9 +6,10 @@
 // descriptor made only to wait (for a copy started elsewhere, same byte count) works.
 // `pltpu::async_copy(src, dst, sem)` is make_async_copy(...) followed by start().
 //
-// The engine (detail/dma_engine.hpp): a started copy is queued on the issuing core and its
-// bytes move no later than the wait that needs them; pltpu::set_dma_schedule moves them
-// earlier or in a seeded random order. Reading the destination, or writing the source,
+// The engine (detail/runtime/dma_engine.hpp): a started copy's bytes move no later than
+// the wait that needs them, on the issuing core or on the device's DMA thread
+// (pltpu::set_dma_executor); pltpu::set_dma_schedule moves them earlier or in a seeded
+// random order. Reading the destination, or writing the source,
 // before wait() is a race, as on hardware: checked mode reports it (pallas::race_error)
 // naming the copy, where it started and the access. Checked mode also poisons the
 // destination at start() (reads before the wait see NaN / INT_MIN), snapshots the source
@@ -20,46 +22,57 @@
 #include <type_traits>
 
 #include <pallas/config.hpp>
-#include <pallas/detail/checked_access.hpp>
-#include <pallas/detail/checked_state.hpp>
-#include <pallas/detail/dma_engine.hpp>
-#include <pallas/detail/dma_task.hpp>
+#include <pallas/detail/checked/checked_access.hpp>
+#include <pallas/detail/checked/checked_state.hpp>
+#include <pallas/detail/runtime/cost_counters.hpp>
+#include <pallas/detail/runtime/dma_engine_ops.hpp>
+#include <pallas/detail/runtime/dma_task.hpp>
+#include <pallas/detail/runtime/trace_hooks.hpp>
 #include <pallas/dtype.hpp>
 #include <pallas/ref.hpp>
-#include <pallas/tpu/device.hpp>
+#include <pallas/detail/runtime/device.hpp>
 #include <pallas/tpu/semaphore.hpp>
 #include <pallas/tpu/sync_copy.hpp>
 
 namespace pallas::tpu {
 
+/// What `pltpu::make_async_copy(src, dst, sem)` returns: a copy to `.start()` and `.wait()`
+/// (the wait consumes the copy's byte count from the DMA semaphore).
 template <class Src, class Dst, class Sem>
 class async_copy_descriptor {
  public:
-  using value_type = typename Src::value_type;
+  using value_type = std::remove_cv_t<typename Src::value_type>;  ///< the element type
+  /// make_async_copy reported a read-only destination (a kernel's input); nothing else is.
+  static constexpr bool writable = !std::is_const_v<typename Dst::value_type>;
 
+  /// Checks that the shapes agree (pallas::shape_error otherwise).
   async_copy_descriptor(Src src, Dst dst, Sem sem) : src_(src), dst_(dst), sem_(sem) {
     pallas::detail::check_copy_extents(src_, dst_, "make_async_copy");
   }
 
   /// Issues the copy (`.start()`).
   void start(pallas::detail::place where = pallas::detail::place::here()) const {
-    auto& core = pallas::detail::this_core("async_copy.start");
-    core.launch->check_aborted();
-    auto task = pallas::detail::dma_task::make(src_, dst_);
-    task.semaphore = &sem_.data()->count;
-    ++core.copy_count;
-    if constexpr (checked_mode) {
-      register_copy(core, task, where);
+    if constexpr (writable) {
+      auto& core = pallas::detail::this_core("async_copy.start");
+      core.launch->check_aborted();
+      auto task = pallas::detail::dma_task::make(src_, dst_);
+      task.semaphore = &sem_.data()->count;
+      if constexpr (checked_mode) register_copy(core, task, where);
+      pallas::detail::count_copy(pallas::detail::traffic_kind::async_copy, Src::space, Dst::space, task.bytes);
+      if (trace::enabled())
+        pallas::detail::trace_copy_start(core, task.semaphore, task.bytes,
+                                         pallas::detail::trace_copy_operand<Src, Dst>(src_, where));
+      core.dma.start(core, task, where);
     } else {
-      task.id = core.copy_count;
+      (void)where;
     }
-    pallas::detail::issue_copy(core, task, where);
   }
 
   /// Blocks until the semaphore holds this copy's byte count, then subtracts it (`.wait()`).
   void wait(pallas::detail::place where = pallas::detail::place::here()) const {
     auto& core = pallas::detail::this_core("async_copy.wait");
-    pallas::detail::wait_on_semaphore(core, sem_.data()->count, bytes(), "async_copy.wait", where);
+    pallas::detail::traced_wait traced(core, &sem_.data()->count, bytes(), "async_copy.wait", true);
+    core.dma.wait(core, sem_.data()->count, bytes(), "async_copy.wait", where);
   }
 
   /// The bytes this descriptor's wait() consumes (prod(shape) x itemsize).
@@ -70,9 +83,9 @@ class async_copy_descriptor {
     return static_cast<std::int32_t>(total);
   }
 
-  Src const& src() const noexcept { return src_; }
-  Dst const& dst() const noexcept { return dst_; }
-  Sem const& semaphore() const noexcept { return sem_; }
+  Src const& src() const noexcept { return src_; }  ///< the source ref
+  Dst const& dst() const noexcept { return dst_; }  ///< the destination ref
+  Sem const& semaphore() const noexcept { return sem_; }  ///< the DMA semaphore
 
  private:
   /// Checked mode: the copy must not race with copies in flight; its source is hashed and

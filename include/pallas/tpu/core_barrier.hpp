@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Synchronising the cores of a device.
 //
@@ -13,11 +14,12 @@
 #include <type_traits>
 #include <utility>
 
-#include <pallas/detail/checked_access.hpp>
+#include <pallas/detail/checked/checked_access.hpp>
 #include <pallas/fixed_string.hpp>
 #include <pallas/program_id.hpp>
 #include <pallas/shape.hpp>
-#include <pallas/tpu/device.hpp>
+#include <pallas/detail/runtime/device.hpp>
+#include <pallas/detail/runtime/trace_hooks.hpp>
 #include <pallas/tpu/semaphore.hpp>
 
 namespace pallas::tpu {
@@ -33,6 +35,7 @@ void core_barrier(S const& sem, pallas::detail::place where = pallas::detail::pl
   for (index_t i = 0; i < n; ++i)
     if (i != me) semaphore_signal(sem, 1, i, where);
   auto& core = pallas::detail::this_core("core_barrier");
+  pallas::detail::traced_wait traced(core, &sem.data()->count, static_cast<std::int32_t>(n - 1), "core_barrier", false);
   pallas::detail::wait_on_semaphore(core, sem.data()->count, static_cast<std::int32_t>(n - 1), "core_barrier", where);
 }
 

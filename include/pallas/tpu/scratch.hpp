@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Scratch buffer types: `pltpu::VMEM<float, 128>` is `pltpu.VMEM((128,), jnp.float32)`,
 // `pltpu::SMEM<std::int32_t, 8>` is `pltpu.SMEM((8,), jnp.int32)`. A launch allocates one
@@ -13,11 +14,11 @@
 #include <pallas/memory_space.hpp>
 #include <pallas/ref.hpp>
 #include <pallas/shape.hpp>
-#include <pallas/tpu/device.hpp>
+#include <pallas/detail/runtime/core.hpp>
+#include <pallas/detail/runtime/launch.hpp>
+#include <pallas/detail/runtime/uninitialized.hpp>
 
-namespace pallas::tpu {
-
-namespace detail {
+namespace pallas::detail {
 
 template <class T, memory_space Space, index_t... Dims>
 struct buffer_type {
@@ -34,16 +35,19 @@ struct buffer_type {
   static constexpr std::int64_t smem_bytes = Space == memory_space::smem ? bytes : 0;
 
   /// A fresh buffer in the calling core's memory.
-  static ref_type allocate(pallas::detail::core_state& core) {
+  static ref_type allocate(core_state& core) {
     auto& arena = Space == memory_space::vmem ? core.vmem : core.smem;
     T* p = reinterpret_cast<T*>(arena.allocate(bytes, "a scratch buffer"));
-    std::fill_n(p, bytes / static_cast<std::int64_t>(sizeof(T)),
-                checked_mode ? dtype_traits<T>::poison() : T{});
+    T value{};
+    if (!uninitialized_fill(core.launch->conventions.uninitialized, value)) value = T{};
+    std::fill_n(p, bytes / static_cast<std::int64_t>(sizeof(T)), value);
     return ref_type(p, shape_type{});
   }
 };
 
-}  // namespace detail
+}  // namespace pallas::detail
+
+namespace pallas::tpu {
 
 /// A VMEM scratch buffer of static shape.
 template <class T, index_t... Dims>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // pltpu::sync_copy(src, dst): a blocking DMA between refs in any memory spaces (HBM, VMEM,
 // SMEM) and their `.at(...)` views. Shapes and dtypes must agree: statically where the
@@ -8,14 +9,16 @@
 #include <type_traits>
 
 #include <pallas/config.hpp>
-#include <pallas/detail/checked_access.hpp>
-#include <pallas/detail/copy_elements.hpp>
-#include <pallas/detail/dma_engine.hpp>
+#include <pallas/detail/checked/checked_access.hpp>
+#include <pallas/detail/runtime/cost_counters.hpp>
+#include <pallas/detail/runtime/dma_engine_ops.hpp>
+#include <pallas/detail/runtime/fork_guard.hpp>
+#include <pallas/detail/runtime/trace_hooks.hpp>
 #include <pallas/error.hpp>
 #include <pallas/memory_space.hpp>
 #include <pallas/ref.hpp>
 #include <pallas/shape.hpp>
-#include <pallas/tpu/device.hpp>
+#include <pallas/detail/runtime/device.hpp>
 
 #if defined(__SANITIZE_THREAD__)
 #  define PALLAS_DETAIL_TSAN 1
@@ -38,6 +41,7 @@ namespace detail {
 /// Reads of HBM take no lock, so a core reading what another core writes is still reported.
 inline std::mutex& tsan_hbm_write_mutex() {
   static std::mutex m;
+  hold_across_fork<&tsan_hbm_write_mutex>();
   return m;
 }
 
@@ -59,16 +63,23 @@ template <class SrcShape, class DstShape>
 struct copy_shapes_agree : std::bool_constant<static_extents_agree<SrcShape, DstShape>()> {};
 
 /// The compile-time rules of every copy (sync_copy and async copies), gated so that one
-/// mistake yields one error. Returns whether they hold.
+/// mistake yields one error. Returns whether they hold. The destination must be writable:
+/// kernels see their inputs as refs of const elements.
 template <class Src, class Dst>
 constexpr bool check_copy_types(char const* /*who*/) {
   static_assert(AnyRef<Src> && AnyRef<Dst>, "pallas::copy: source and destination must be pl::Ref views");
   if constexpr (AnyRef<Src> && AnyRef<Dst>) {
+    using src_t = std::remove_cv_t<typename Src::value_type>;
+    using dst_t = std::remove_cv_t<typename Dst::value_type>;
     static_assert(Src::space != memory_space::semaphore && Dst::space != memory_space::semaphore,
                   "pallas::copy: semaphores cannot be copied");
-    static_assert(std::is_same_v<typename Src::value_type, typename Dst::value_type>,
+    static_assert(!std::is_const_v<typename Dst::value_type>,
+                  "pallas::kernel: input refs are read-only: a copy cannot write into a kernel's input (its "
+                  "destination is a ref of const elements); write an output, or alias the input to an output "
+                  "with pallas_call's input_output_aliases");
+    static_assert(std::is_const_v<typename Dst::value_type> || std::is_same_v<src_t, dst_t>,
                   "pallas::copy: source and destination must have the same dtype");
-    if constexpr (std::is_same_v<typename Src::value_type, typename Dst::value_type>) {
+    if constexpr (!std::is_const_v<typename Dst::value_type> && std::is_same_v<src_t, dst_t>) {
       static_assert(Src::rank() == Dst::rank(),
                     "pallas::copy: source and destination must have the same rank");
       if constexpr (Src::rank() == Dst::rank()) {
@@ -115,12 +126,16 @@ void sync_copy(Src const& src, Dst const& dst, pallas::detail::place where = pal
     if (static_cast<void const*>(src.data()) == static_cast<void const*>(dst.data()) &&
         src.strides() == dst.strides())
       return;  // a copy onto itself
-    if constexpr (PALLAS_DETAIL_TSAN && is_dma_only(Dst::space)) {
-      std::lock_guard const serial(pallas::detail::tsan_hbm_write_mutex());
-      pallas::detail::copy_elements(src, dst);
-    } else {
-      pallas::detail::copy_elements(src, dst);
-    }
+    // Through the core's DMA engine (its order and ids), moved now: a sync copy's wait
+    // follows its start at once, so no other thread could overlap it with anything.
+    auto const task = pallas::detail::dma_task::make(src, dst);
+    pallas::detail::count_copy(pallas::detail::traffic_kind::sync_copy, Src::space, Dst::space, task.bytes);
+    auto const traced = pallas::detail::traced_sync_copy(
+        core, task.bytes, [&] { return pallas::detail::trace_copy_operand<Src, Dst>(src, where); });
+    if constexpr (PALLAS_DETAIL_TSAN && is_dma_only(Dst::space))
+      core.dma.copy_now(core, task, where, &pallas::detail::tsan_hbm_write_mutex());
+    else
+      core.dma.copy_now(core, task, where);
   }
 }
 

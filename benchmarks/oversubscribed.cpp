@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+// A loaded machine (issue 14): every CPU runs a competing process (a busy loop, forked
+// before the first launch), and the quickstart's pipelined add runs on 2 TensorCores and on
+// 1. On 2 CPUs the 2-core kernel's threads then get about one CPU between them and the
+// 1-core kernel's thread about two thirds of one; what must not happen is the 2-core kernel
+// losing that to cores that spin for each other while the one they wait for has no CPU.
+//   oversubscribed_2core_vs_1core   2 cores against 1, both under the load   goal >= 1.0
+// and, as information, an empty 2-core launch under the load (a launch that stalled in a
+// spin loop would take milliseconds).
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <pallas/pallas.hpp>
+
+#include "goals.hpp"
+
+namespace pl = pallas;
+namespace pltpu = pallas::tpu;
+
+namespace {
+
+/// One busy process per CPU for the program's lifetime (they die with it, even if it is
+/// killed: PR_SET_PDEATHSIG).
+class competing_load {
+ public:
+  competing_load() {
+    unsigned const cpus = std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < cpus; ++i) {
+      pid_t const pid = fork();
+      if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        volatile unsigned long spin = 0;
+        for (;;) spin = spin + 1;
+      }
+      if (pid > 0) children_.push_back(pid);
+    }
+    std::printf("oversubscribed: %zu competing busy processes on %u CPUs\n", children_.size(), cpus);
+  }
+  ~competing_load() {
+    for (pid_t pid : children_) kill(pid, SIGKILL);
+    for (pid_t pid : children_) waitpid(pid, nullptr, 0);
+  }
+  competing_load(competing_load const&) = delete;
+  competing_load& operator=(competing_load const&) = delete;
+
+ private:
+  std::vector<pid_t> children_;
+};
+
+competing_load const load;  // before main, so before the device exists
+
+constexpr pl::index_t rows = 2048, cols = 2048;  // 16 MiB of f32 per array
+using array = pl::Array<float, rows, cols>;
+
+template <int Cores>
+void BM_add_pipelined_loaded(benchmark::State& state) {
+  array const x = array::full(2.0f), y = array::full(3.0f);
+  auto add = pl::kernel(pl::like(x), pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>)([](auto x_hbm, auto y_hbm, auto o_hbm) {
+    constexpr auto ij = [](auto i, auto j) { return pl::idx(i, j); };
+    pltpu::emit_pipeline(
+        [](auto xv, auto yv, auto ov) { ov[pl::ellipsis] = xv[pl::ellipsis] + yv[pl::ellipsis]; },
+        pl::grid<rows / 128, cols / 128>, pl::in_specs(pl::BlockSpec<128, 128>(ij), pl::BlockSpec<128, 128>(ij)),
+        pl::out_specs(pl::BlockSpec<128, 128>(ij)), pltpu::core_axis_name<"core">,
+        pltpu::dimension_semantics<pltpu::PARALLEL, pltpu::ARBITRARY>)(x_hbm, y_hbm, o_hbm);
+  });
+  for (auto _ : state) {
+    auto o = add(x, y);
+    benchmark::DoNotOptimize(o.data());
+  }
+  state.SetBytesProcessed(state.iterations() * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
+}
+
+void BM_empty_launch_loaded(benchmark::State& state) {
+  auto const empty = pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", 2>>)([] {});
+  empty();
+  for (auto _ : state) empty();
+}
+
+}  // namespace
+
+BENCHMARK(BM_add_pipelined_loaded<2>)->Name("BM_add_pipelined_2core_loaded")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_add_pipelined_loaded<1>)->Name("BM_add_pipelined_1core_loaded")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_empty_launch_loaded)->Name("BM_empty_launch_2core_loaded")->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+static int const goals = [] {
+  pallas_bench::speed_goal("oversubscribed_2core_vs_1core", "BM_add_pipelined_2core_loaded/real_time",
+                           "BM_add_pipelined_1core_loaded/real_time", ">=", 1.0);
+  return 0;
+}();
+
+PALLAS_BENCHMARK_MAIN()

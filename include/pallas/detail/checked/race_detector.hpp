@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Checked mode's happens-before race detector across the cores of a launch (Pallas
+// interpret mode's detect_races). Every core carries a vector clock (vector_clock.hpp):
+//
+//   launch start        every clock is zero but the core's own entry: everything the
+//                       launching thread did happens before every core
+//   semaphore_signal    the signaller's clock joins the semaphore's clock, then ticks
+//   copy start          the issuer's clock joins its DMA semaphore's clock, then ticks
+//   any wait            a wait that returns joins the semaphore's clock into the waiter's
+//                       (core barriers are signals and a wait, so they order too)
+//
+// Accesses to memory shared by the cores (HBM: kernel operands, pl::Array buffers) are
+// stamped with the core's own epoch in its shadow (access_shadow.hpp): copies read their
+// source and write their destination at start(), block and element accesses go through
+// checked_access.hpp's hooks. An access of core c conflicts with core d's last write of the
+// same bytes (or, when c writes, d's last read) unless d's epoch is <= c's clock entry for
+// d. A conflict is a race: reported once per pair of sites on stderr (policy report) or
+// thrown as pallas::race_error (policy raise); either way races_found() turns true.
+// A semaphore's clock is the join of every signal it ever received, as in the interpreter:
+// a wait may learn more than the one signal it consumed (the detector errs on the side of
+// no false reports).
+
+#include <atomic>
+#include <cstdint>
+#include <iostream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <pallas/detail/checked/access_shadow.hpp>
+#include <pallas/detail/checked/checked_access.hpp>
+#include <pallas/detail/checked/vector_clock.hpp>
+#include <pallas/detail/runtime/dma_order.hpp>
+#include <pallas/error.hpp>
+
+namespace pallas::detail {
+
+/// Whether the last launch that detected races found one (pltpu::races_found()).
+inline std::atomic<bool>& races_found_flag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+/// Sites already reported (a race is printed once per pair of sites per process).
+struct reported_races {
+  std::mutex mutex;
+  std::set<std::string> keys;
+  static reported_races& instance() {
+    static reported_races* const r = new reported_races;  // never destroyed: launches may run at exit
+    return *r;
+  }
+};
+
+class race_detector {
+ public:
+  /// Forgets everything (the start of a launch on `cores` cores).
+  void reset(int cores, race_policy policy) {
+    std::lock_guard lock(mutex_);
+    policy_ = policy;
+    clocks_.assign(static_cast<std::size_t>(cores), vector_clock(cores));
+    for (int c = 0; c < cores; ++c) clocks_[static_cast<std::size_t>(c)].set(c, 1);
+    shadows_.assign(static_cast<std::size_t>(cores), access_shadow{});
+    semaphores_.clear();
+    found_ = false;
+    cores_per_chip_ = 0;
+  }
+
+  /// A launch on several chips: reports name `chip c core k` (chip_set.hpp's numbering).
+  void name_chips(int cores_per_chip) {
+    std::lock_guard lock(mutex_);
+    cores_per_chip_ = cores_per_chip;
+  }
+
+  race_policy policy() const noexcept { return policy_; }
+  bool found() const {
+    std::lock_guard lock(mutex_);
+    return found_;
+  }
+
+  /// Core `core` signals `cell` (a semaphore count, or a copy's DMA semaphore).
+  void release(int core, void const* cell) {
+    std::lock_guard lock(mutex_);
+    vector_clock& mine = clocks_[static_cast<std::size_t>(core)];
+    semaphores_[cell].join(mine);
+    mine.tick(core);
+  }
+
+  /// A wait of core `core` on `cell` returned.
+  void acquire(int core, void const* cell) {
+    std::lock_guard lock(mutex_);
+    auto it = semaphores_.find(cell);
+    if (it != semaphores_.end()) clocks_[static_cast<std::size_t>(core)].join(it->second);
+  }
+
+  /// Core `core` accesses the bytes of `r` (shared memory). Reports or throws on a race.
+  void access(int core, region const& r, bool is_write, access_site const& site) {
+    std::string message;
+    {
+      std::lock_guard lock(mutex_);
+      message = access_locked(core, r, is_write, site);
+    }
+    if (!message.empty()) fail<race_error>(message);
+  }
+
+ private:
+  /// Checks, then records, one access; returns the message to throw ("" if none).
+  std::string access_locked(int core, region const& r, bool is_write, access_site const& site) {
+    if (r.empty()) return {};
+    vector_clock const& mine = clocks_[static_cast<std::size_t>(core)];
+    std::uint64_t const epoch = mine[core];
+    access_shadow& own = shadows_[static_cast<std::size_t>(core)];
+    std::string message;
+    bool reported = false;
+    auto each_run = [&](auto&& f) {
+      if (r.rank == 0) {
+        f(reinterpret_cast<std::uintptr_t>(r.base), reinterpret_cast<std::uintptr_t>(r.base) + static_cast<std::uintptr_t>(r.run));
+        return;
+      }
+      for (std::int64_t k = 0, n = r.runs(); k < n; ++k) {
+        auto const a = reinterpret_cast<std::uintptr_t>(r.run_start(k));
+        f(a, a + static_cast<std::uintptr_t>(r.run));
+      }
+    };
+    each_run([&](std::uintptr_t a, std::uintptr_t b) {
+      if (!reported) {
+        for (int d = 0; d < static_cast<int>(shadows_.size()) && !reported; ++d) {
+          if (d == core || shadows_[static_cast<std::size_t>(d)].empty()) continue;
+          std::uint64_t const known = mine[d];
+          reported = shadows_[static_cast<std::size_t>(d)].any_overlapping(a, b, [&](std::uintptr_t lo, shadow_segment const& s) {
+            bool const after_write = s.write_epoch > known;
+            bool const after_read = is_write && s.read_epoch > known;
+            if (!after_write && !after_read) return false;
+            std::uintptr_t const from = lo > a ? lo : a, to = s.hi < b ? s.hi : b;
+            message = race_found(core, is_write, site, d, after_write, after_write ? s.write_site : s.read_site, from, to);
+            return true;
+          });
+        }
+      }
+      own.record(a, b, is_write, epoch, site);
+    });
+    return message;
+  }
+
+  static std::string site_text(access_site const& s) {
+    std::ostringstream out;
+    out << s.what;
+    if (s.where.known()) out << " at " << s.where.file_name() << ':' << s.where.line;
+    return out.str();
+  }
+
+  /// Reports a race (once per pair of sites) and returns the message when it must throw.
+  std::string race_found(int core, bool is_write, access_site const& site, int other, bool other_wrote,
+                         access_site const& other_site, std::uintptr_t from, std::uintptr_t to) {
+    found_ = true;
+    races_found_flag().store(true, std::memory_order_relaxed);
+    std::ostringstream out;
+    auto const name = [&](int c) {
+      if (cores_per_chip_ == 0) return "core " + std::to_string(c);
+      return "chip " + std::to_string(c / cores_per_chip_) + " core " + std::to_string(c % cores_per_chip_);
+    };
+    out << "pallas::race: " << name(core) << (is_write ? " writes" : " reads") << " HBM bytes [0x" << std::hex << from
+        << ", 0x" << to << std::dec << ") (" << (to - from) << " bytes) by " << site_text(site) << ", and "
+        << name(other)
+        << (other_wrote ? " wrote" : " read") << " them by " << site_text(other_site)
+        << ", with nothing ordering the two (no semaphore wait, barrier or DMA wait between them)";
+    if (policy_ == race_policy::raise) return out.str();
+    std::string const key = site_text(site) + (is_write ? "/w|" : "/r|") + site_text(other_site) + (other_wrote ? "/w" : "/r");
+    auto& seen = reported_races::instance();
+    std::lock_guard lock(seen.mutex);
+    if (seen.keys.insert(key).second) std::cerr << out.str() << '\n';
+    return {};
+  }
+
+  mutable std::mutex mutex_;
+  race_policy policy_ = race_policy::off;
+  std::vector<vector_clock> clocks_;
+  std::vector<access_shadow> shadows_;
+  std::unordered_map<void const*, vector_clock> semaphores_;
+  bool found_ = false;
+  int cores_per_chip_ = 0;  ///< several chips: cores per chip (messages), else 0
+};
+
+}  // namespace pallas::detail

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Option packs (`pl::kernel(...)`, `pl::pallas_call(...)`, `pltpu::emit_pipeline(...)`,
+// `pl::BlockSpec<...>(...)`): options of different types in any order, searched by kind.
+
+#include <cstddef>
+#include <type_traits>
+
+#include <boost/hana/find_if.hpp>
+#include <boost/hana/optional.hpp>
+#include <boost/hana/tuple.hpp>
+#include <boost/mp11/algorithm.hpp>
+#include <boost/mp11/list.hpp>
+
+namespace pallas::detail {
+
+/// The first option whose type satisfies Pred, else Fallback{} (built only when needed: an
+/// option type need not be default-constructible).
+template <template <class> class Pred, class Fallback, class... Options>
+constexpr auto option_or(Options const&... options) {
+  namespace hana = boost::hana;
+  if constexpr ((Pred<Options>::value || ...)) {
+    return hana::find_if(hana::make_tuple(options...), [](auto const& o) {
+             return hana::bool_c<Pred<std::remove_cvref_t<decltype(o)>>::value>;
+           }).value();
+  } else {
+    return Fallback{};
+  }
+}
+
+/// The type option_or<Pred, Fallback>(Options...) returns.
+template <template <class> class Pred, class Fallback, class... Options>
+using option_type_or =
+    boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<boost::mp11::mp_copy_if<boost::mp11::mp_list<Options...>, Pred>>::value,
+                              Fallback, boost::mp11::mp_front,
+                              boost::mp11::mp_copy_if<boost::mp11::mp_list<Options...>, Pred>>;
+
+/// How many options satisfy Pred.
+template <template <class> class Pred, class... Options>
+inline constexpr std::size_t count_options = boost::mp11::mp_count_if<boost::mp11::mp_list<Options...>, Pred>::value;
+
+}  // namespace pallas::detail

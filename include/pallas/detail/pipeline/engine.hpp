@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The pipeline engine that emit_pipeline and pallas_call share: from the types (grid,
+// specs, refs, split policy, core count) the plan, computed by the compiler when it can
+// (static grid and shapes, index maps it can evaluate, no scalar prefetch, bounded work:
+// max_static_plan_work), otherwise at run time by the same builder; the whole-grid
+// rules as queries over that plan; and the run: check, allocate the slots, execute.
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <pallas/config.hpp>
+#include <pallas/detail/pipeline/executor.hpp>
+#include <pallas/detail/pipeline/operand.hpp>
+#include <pallas/detail/pipeline/plan.hpp>
+#include <pallas/detail/pipeline/plan_builder.hpp>
+#include <pallas/detail/pipeline/rules.hpp>
+#include <pallas/detail/pipeline/spec_rules.hpp>
+#include <pallas/detail/pipeline/split.hpp>
+#include <pallas/detail/runtime/core.hpp>
+#include <pallas/detail/runtime/cost_counters.hpp>
+#include <pallas/error.hpp>
+#include <pallas/shape.hpp>
+
+namespace pallas::detail {
+
+/// How much of a plan the compiler computes, in steps x planned operands (the work of both
+/// phases grows with it). Up to `trusted_static_plan_work` it is computed outright (a small
+/// fraction of the compilers' default constexpr budgets, clang's 2^20 steps being the
+/// tighter: about 200 of them per step and operand); up to `max_static_plan_work` only
+/// after a probe shows that each phase fits the budget (a probe that does not fit is not an
+/// error: the plan is then built at run time). Larger grids are planned, and their
+/// whole-grid rules checked, when the pipeline starts.
+inline constexpr index_t trusted_static_plan_work = 1024;
+inline constexpr index_t max_static_plan_work = 8192;
+
+template <class Map, std::size_t GridRank>
+constexpr bool probe_index_map() {
+  std::array<index_t, GridRank> zero{};
+  std::apply([](auto... i) { (void)Map{}(i...); }, zero);
+  return true;
+}
+
+/// An index map the compiler can evaluate over the whole grid (captureless, constexpr).
+template <class Map, std::size_t GridRank>
+concept ConstexprIndexMap =
+    std::default_initializable<Map> && requires { typename std::bool_constant<probe_index_map<Map, GridRank>()>; };
+
+/// The parallel flags of a grid: `parallel_axes<true, false>`.
+template <std::size_t R>
+using parallel_flags = std::array<bool, R>;
+
+/// Everything the types say about one pipeline. Specs: its resolved block specs, inputs
+/// then outputs; Refs: the operands' ref types; Extra: the scalar-prefetch refs index maps
+/// also take (pallas_call), or std::tuple<>. StaticCores: the core count the compiler plans
+/// for (0: none).
+template <caller Who, class GridT, split_policy Policy, int StaticCores, parallel_flags<GridT::rank()> Parallel,
+          std::size_t NumInputs, class Specs, class Refs, class Extra, bool GlobalNumPrograms = true>
+struct pipeline_engine {
+  static constexpr caller who = Who;
+  /// pl::num_programs in the body: the whole grid's extents, or the core's box (emit_pipeline's
+  /// default, as Pallas' legacy path).
+  static constexpr bool global_num_programs = GlobalNumPrograms;
+  static constexpr split_policy policy = Policy;
+  static constexpr int static_cores = StaticCores;
+  static constexpr parallel_flags<GridT::rank()> parallel = Parallel;
+  static constexpr std::size_t grid_rank = GridT::rank();
+  static constexpr std::size_t num_operands = std::tuple_size_v<Specs>;
+  template <std::size_t K>
+  using spec_t = std::tuple_element_t<K, Specs>;
+  template <std::size_t K>
+  using ref_t = std::remove_cvref_t<std::tuple_element_t<K, Refs>>;
+
+  static constexpr std::array<bool, grid_rank> static_axes() {
+    std::array<bool, grid_rank> s{};
+    for (std::size_t a = 0; a < grid_rank; ++a) s[a] = GridT::extents_type::static_extent(a) != dyn;
+    return s;
+  }
+
+  static constexpr plan_grid<grid_rank> static_grid() {
+    return {GridT{}.all(), static_axes(), Parallel, Policy, StaticCores};
+  }
+
+  /// The steps of every core together (more than the grid's when cores share it whole).
+  static constexpr index_t static_steps() {
+    index_t n = 0;
+    for (int c = 0; c < StaticCores; ++c)
+      n += split_grid(Policy, GridT{}.all(), static_axes(), Parallel, StaticCores, c).steps();
+    return n;
+  }
+
+  /// The work of the compiler's plan (see max_static_plan_work).
+  static constexpr index_t static_work() {
+    index_t planned = 0;
+    [&]<std::size_t... K>(std::index_sequence<K...>) { ((planned += spec_t<K>::raw ? 0 : 1), ...); }(
+        std::make_index_sequence<num_operands>{});
+    return static_steps() * (planned > 0 ? planned : 1);
+  }
+
+  /// Whether the compiler may compute the plan: a static grid over static shapes, index
+  /// maps it can evaluate, no scalar prefetch, a known core count, bounded work
+  /// (plan_is_static_v then decides).
+  static constexpr bool plan_may_be_static = [] {
+    if constexpr (!GridT::is_static || std::tuple_size_v<Extra> != 0 || StaticCores < 1) {
+      return false;
+    } else {
+      return []<std::size_t... K>(std::index_sequence<K...>) {
+        return ((ref_t<K>::shape_type::is_static &&
+                 (spec_t<K>::raw || ConstexprIndexMap<typename spec_t<K>::index_map_type, grid_rank>)) &&
+                ...) &&
+               static_work() <= max_static_plan_work;
+      }(std::make_index_sequence<num_operands>{});
+    }
+  }();
+
+  template <class Descs>
+  static constexpr Descs describe(std::array<std::array<index_t, max_block_rank>, num_operands> const& arrays) {
+    return [&]<std::size_t... K>(std::index_sequence<K...>) {
+      return Descs{describe_operand<spec_t<K>, ref_t<K>>(K >= NumInputs,
+                                                       static_cast<int>(K >= NumInputs ? K - NumInputs : K),
+                                                       arrays[K])...};
+    }(std::make_index_sequence<num_operands>{});
+  }
+  using descs_type = std::array<operand_desc, num_operands>;
+
+  static constexpr descs_type static_descs() {
+    std::array<std::array<index_t, max_block_rank>, num_operands> arrays{};
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      ((
+           [&] {
+             if constexpr (ref_t<K>::shape_type::is_static)
+               for (std::size_t d = 0; d < ref_t<K>::rank(); ++d) arrays[K][d] = ref_t<K>::shape_type::static_extent(d);
+           }()),
+       ...);
+    }(std::make_index_sequence<num_operands>{});
+    return describe<descs_type>(arrays);
+  }
+
+  static constexpr std::size_t index_values_per_step() {
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (std::size_t{0} + ... + (spec_t<K>::raw ? 0 : spec_t<K>::values));
+    }(std::make_index_sequence<num_operands>{});
+  }
+
+  /// Events per step of every operand's runs, at most (plan_capacity).
+  static constexpr std::size_t events_per_step() {
+    return []<std::size_t... K>(std::index_sequence<K...>) {
+      return (std::size_t{0} + ... +
+              (spec_t<K>::raw                          ? 0
+               : ref_t<K>::space == spec_t<K>::space   ? 1
+               : K >= NumInputs                        ? 5
+                                                       : 3));
+    }(std::make_index_sequence<num_operands>{});
+  }
+
+  static constexpr plan_capacity static_capacity() {
+    return capacity_for(static_cast<std::size_t>(StaticCores), static_steps(), num_operands, events_per_step(),
+                        index_values_per_step());
+  }
+
+  /// The compiler's plan is computed in three constant expressions, each within the
+  /// compilers' evaluation budgets: the runs (phase 1), the events (phase 2), and the plan
+  /// that views both. The parts are built in place (constexpr constructors), never copied:
+  /// constant evaluation pays for a copy element by element.
+  struct static_runs : static_plan<grid_rank, num_operands,
+                                   plan_capacity{static_capacity().cores, 1, static_capacity().runs,
+                                                 static_capacity().indices}> {
+    constexpr static_runs() {
+      build_runs(*this, static_grid(), static_descs(), [](auto k, auto const& point, index_t* out) {
+        using spec = spec_t<decltype(k)::value>;
+        if constexpr (!spec::raw) block_index_at<spec>(typename spec::index_map_type{}, point, std::tuple<>{}, out);
+      });
+    }
+  };
+  struct static_events {
+    fixed_vector<plan_event, static_capacity().events> events{};
+    std::array<std::array<std::int32_t, 2>, static_capacity().cores> ranges{};
+    constexpr explicit static_events(static_runs const& runs) {
+      for (std::size_t c = 0; c < static_capacity().cores; ++c) ranges[c] = build_events(runs, c, events);
+    }
+  };
+  using static_view = static_plan_view<grid_rank, num_operands, static_capacity()>;
+  static constexpr static_view view_of(static_runs const& runs, static_events const& events) {
+    static_view v;
+    v.operands = runs.operands;
+    v.grid = runs.grid;
+    v.policy = runs.policy;
+    v.num_cores = runs.num_cores;
+    v.fetch_at_step = runs.fetch_at_step;
+    for (std::size_t c = 0; c < static_capacity().cores; ++c) {
+      v.cores[c] = runs.cores[c];
+      v.cores[c].events_begin = events.ranges[c][0];
+      v.cores[c].events_end = events.ranges[c][1];
+    }
+    v.events = {events.events.data(), events.events.size()};
+    v.runs = {runs.runs.data(), runs.runs.size()};
+    v.indices = {runs.indices.data(), runs.indices.size()};
+    return v;
+  }
+
+};
+
+/// Phase 1 of engine E's compiler plan (computed once, where first needed).
+template <class E>
+struct static_runs_of {
+  static constexpr typename E::static_runs value{};
+};
+
+/// Whether each phase fits the constant-evaluation budget (a failed evaluation inside a
+/// requires-expression is not an error).
+template <class E>
+concept static_runs_fit = requires { typename std::bool_constant<(typename E::static_runs{}, true)>; };
+template <class E>
+concept static_events_fit =
+    requires { typename std::bool_constant<(typename E::static_events(static_runs_of<E>::value), true)>; };
+
+/// Whether the compiler computes engine E's plan.
+template <class E>
+constexpr bool plan_is_static_v = [] {
+  if constexpr (!E::plan_may_be_static)
+    return false;
+  else if constexpr (E::static_work() <= trusted_static_plan_work)
+    return true;
+  else if constexpr (!static_runs_fit<E>)
+    return false;
+  else
+    return static_events_fit<E>;
+}();
+
+/// The plan the compiler computed for engine E, and the rules' findings over it.
+template <class E, bool = plan_is_static_v<E>>
+struct static_plan_of {};
+template <class E>
+struct static_plan_of<E, true> {
+  static constexpr auto const& runs = static_runs_of<E>::value;
+  static constexpr typename E::static_events events{runs};
+  static constexpr typename E::static_view plan = E::view_of(runs, events);
+  static constexpr rule_violation out_of_range = first_block_out_of_range(plan);
+  static constexpr rule_violation revisit = first_revisit(plan);
+  static constexpr rule_violation shared_block = first_shared_block(plan);
+};
+
+template <class E, class Seq = std::make_index_sequence<E::num_operands>>
+struct operand_tuple;
+template <class E, std::size_t... K>
+struct operand_tuple<E, std::index_sequence<K...>> {
+  using type = std::tuple<pipeline_operand<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
+};
+
+/// Throws the first rule a plan breaks on core `core` (the shared-block rule needs every
+/// core's part, so it runs where the plan has them).
+template <class Plan>
+void check_plan(caller who, Plan const& plan, int core) {
+  if (auto const v = first_block_out_of_range(plan, core); v.found()) report_block_out_of_range(caller_name(who), plan, v);
+  if (auto const v = first_revisit(plan, core); v.found()) report_revisit(caller_name(who), plan, v);
+  if constexpr (checked_mode)
+    if (auto const v = first_shared_block(plan); v.found() && v.core == core) report_shared_block(caller_name(who), plan, v);
+}
+
+/// Runs part `part` of `plan` on `core`: allocates the operands' slots, then executes.
+template <class Plan, class Operands, class Body>
+void run_plan(core_state& core, int part, Plan const& plan, Operands& operands, bool global_num_programs, Body&& body) {
+  struct release_guard {  // on the way out (an error too), no copy may touch the slots any more
+    core_state& core;
+    std::int64_t mark;
+    ~release_guard() {
+      core.dma.quiesce();
+      core.vmem.release(mark);
+    }
+  } guard{core, core.vmem.mark()};
+  auto const& cp = plan.core(static_cast<std::size_t>(part));
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (std::get<K>(operands).allocate(core, cp.buffer_count[K]), ...);
+    auto const c = static_cast<std::size_t>(part);
+    execute_plan(core, part, plan, operands, global_num_programs, [&](auto const& bound) {
+      body(std::get<K>(operands).body_ref(
+          bound[K].slot, plan.runs_of(c, K).empty() ? std::span<index_t const>{}
+                                                     : plan.block(plan.runs_of(c, K)[static_cast<std::size_t>(bound[K].run)], K))...);
+    });
+  }(std::make_index_sequence<Plan::num_operands>{});
+}
+
+/// The plan of engine E built at run time, for every part (only_part < 0) or one.
+template <class E, class Specs, class Extra>
+dynamic_plan<E::grid_rank, E::num_operands> build_dynamic_plan(int num_cores, std::array<index_t, E::grid_rank> const& extents,
+                                                               typename E::descs_type const& descs, Specs const& specs,
+                                                               Extra const& extra, int only_part, bool fetch_at_step = false) {
+  dynamic_plan<E::grid_rank, E::num_operands> plan;
+  plan_grid<E::grid_rank> const pg{extents, E::static_axes(), E::parallel, E::policy, num_cores, fetch_at_step};
+  // Index maps may ask pl::program_id / pl::num_programs for the point they are called at.
+  grid_frame frame;
+  frame.rank = static_cast<int>(E::grid_rank);
+  if constexpr (E::grid_rank > 0)
+    for (std::size_t a = 0; a < E::grid_rank; ++a) frame.num_programs[a] = extents[a];
+  struct frame_guard {
+    grid_frame const* previous = index_map_frame;
+    ~frame_guard() { index_map_frame = previous; }
+  } restore;
+  index_map_frame = &frame;
+  build_plan(
+      plan, pg, descs,
+      [&](auto k, auto const& point, index_t* out) {
+        using spec = typename E::template spec_t<decltype(k)::value>;
+        if constexpr (E::grid_rank > 0)
+          for (std::size_t a = 0; a < E::grid_rank; ++a) frame.program_id[a] = point[a];
+        if constexpr (!spec::raw) block_index_at<spec>(std::get<decltype(k)::value>(specs).index_map, point, extra, out);
+      },
+      only_part);
+  return plan;
+}
+
+/// The operands' descriptions from their refs (a tuple).
+template <class E, class Refs>
+typename E::descs_type describe_refs(Refs const& refs) {
+  std::array<std::array<index_t, max_block_rank>, E::num_operands> arrays{};
+  [&]<std::size_t... K>(std::index_sequence<K...>) { ((arrays[K] = extents_of(std::get<K>(refs))), ...); }(
+      std::make_index_sequence<E::num_operands>{});
+  return E::template describe<typename E::descs_type>(arrays);
+}
+
+/// Runs part `part` of a pipeline split among `num_cores` cores, on `core`: `specs` and
+/// `refs` are tuples, inputs then outputs; index maps also take `extra` (scalar-prefetch
+/// refs).
+template <class E, class GridT, class Specs, class Refs, class Extra, class Body>
+void run_pipeline(core_state& core, int part, int num_cores, GridT const& grid, Specs const& specs, Refs const& refs,
+                  Extra const& extra, Body&& body) {
+  constexpr std::size_t N = E::num_operands;
+  constexpr std::size_t R = E::grid_rank;
+  constexpr caller who = E::who;
+  core.launch->check_aborted();
+  std::array<index_t, R> const extents = grid.all();
+  for (std::size_t a = 0; a < R; ++a)
+    if (extents[a] <= 0) fail("pallas::", caller_name(who), ": grid axis ", a, " has extent ", extents[a], ", must be > 0");
+  if constexpr (E::policy == split_policy::box) {
+    bool any_parallel = false;
+    for (bool p : E::parallel) any_parallel |= p;
+    if (num_cores > 1 && !any_parallel)
+      fail("pallas::", caller_name(who), ": ", num_cores, " cores share this pipeline but no grid axis is PARALLEL");
+  }
+  auto const descs = describe_refs<E>(refs);
+  auto operands = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return typename operand_tuple<E>::type{
+        pipeline_operand<typename E::template spec_t<K>, typename E::template ref_t<K>>(std::get<K>(specs), std::get<K>(refs),
+                                                                                     descs[K], who)...};
+  }(std::make_index_sequence<N>{});
+  std::apply([](auto&... op) { (op.count_traffic(&pipeline_tag<E>), ...); }, operands);
+
+  bool const fetch_at_step = core.launch->conventions.fetch_at_step;
+  if constexpr (plan_is_static_v<E>) {
+    if (num_cores == E::static_cores && !fetch_at_step) {
+      using holder = static_plan_of<E>;
+      if constexpr (holder::out_of_range.found() || holder::revisit.found() || holder::shared_block.found())
+        check_plan(who, holder::plan, part);
+      run_plan(core, part, holder::plan, operands, E::global_num_programs, body);
+      return;
+    }
+  }
+  auto const plan = build_dynamic_plan<E>(num_cores, extents, descs, specs, extra, checked_mode ? -1 : part, fetch_at_step);
+  check_plan(who, plan, part);
+  run_plan(core, part, plan, operands, E::global_num_programs, body);
+}
+
+}  // namespace pallas::detail

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The chips of a multi-chip launch (tpu/device_mesh.hpp): the mesh's geometry, every chip's
+// HBM buffers, and the remote copies in flight between chips.
+//
+// In process, a launch on N chips of C cores each is one launch of N * C cores: chip c's
+// cores are [c * C, (c + 1) * C), so that abort, deadlock detection and the start barrier
+// span every chip. Buffers are allocated identically on every chip (same scratch, same
+// run_scoped sequence, same operand list), so a remote destination is the sender's own
+// buffer translated by offset into the target's (an OpenSHMEM-style symmetric heap).
+//
+// The transport seam: a remote copy is described by a `remote_task` (bytes to move, the
+// sender's send semaphore, the target core and its receive semaphore's id) and handed to
+// the launch's `chip_transport`. This file's `in_process_transport` keeps started copies
+// until a wait needs one (on either chip), or moves them at start under the eager order;
+// another backend (one process per chip) would implement the same three operations.
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <pallas/detail/runtime/core.hpp>
+#include <pallas/detail/runtime/dma_task.hpp>
+#include <pallas/detail/runtime/launch.hpp>
+#include <pallas/error.hpp>
+
+namespace pallas::detail {
+
+/// One remote copy: `task` moves the bytes into the target's memory (its semaphore is
+/// unused); when they have moved, `send` (the sender's) and the target core's semaphore
+/// at `recv_offset` are each signaled with the byte count.
+struct remote_task {
+  dma_task task;
+  std::atomic<std::int32_t>* send = nullptr;
+  int sender = 0;  ///< global core index
+  int target = 0;  ///< global core index
+  std::int64_t recv_offset = 0;
+  std::atomic<std::int32_t>* recv = nullptr;  ///< the target's semaphore (it may not be allocated yet)
+};
+
+/// What a backend does with remote copies.
+class chip_transport {
+ public:
+  virtual ~chip_transport() = default;
+  /// A copy started: move it now, or keep it until a wait needs it.
+  virtual void start(launch_state& launch, remote_task const& t, bool now) = 0;
+  /// Moves one kept copy that signals `cell` (on either side); false if there is none.
+  virtual bool progress(launch_state& launch, void const* cell) = 0;
+  /// Whether a kept copy signals `cell` (deadlock detection: the wait can still end).
+  virtual bool pending_for(void const* cell) = 0;
+  /// When the launch ends: moves the bytes of the copies never waited on either side (their
+  /// semaphores are gone) and returns how many there were.
+  virtual std::size_t leftovers() = 0;
+};
+
+/// Adds `inc` to the semaphore at `offset` of core `target`; kept as an early signal when
+/// that core has not allocated it yet (semaphore.hpp's rule for signals to other cores).
+inline void signal_remote_semaphore(launch_state& launch, int target, std::int64_t offset, std::int32_t inc,
+                                    int from) {
+  core_state& other = *launch.cores[target];
+  auto* cell = reinterpret_cast<std::atomic<std::int32_t>*>(other.semaphores.base() + offset);
+  auto const end = offset + static_cast<std::int64_t>(sizeof(std::int32_t));
+  if (end > other.semaphores_allocated.load(std::memory_order_acquire)) {
+    std::lock_guard lock(other.early_mutex);
+    if (end > other.semaphores_allocated.load(std::memory_order_relaxed)) {
+      other.early_signals.push_back({offset, inc, from, "a remote copy's receive semaphore"});
+      return;
+    }
+  }
+  cell->fetch_add(inc, std::memory_order_acq_rel);
+}
+
+/// Moves a remote copy's bytes, then signals both sides.
+inline void run_remote_task(launch_state& launch, remote_task const& t) {
+  t.task.move_bytes();
+  if (t.send) t.send->fetch_add(t.task.bytes, std::memory_order_acq_rel);
+  signal_remote_semaphore(launch, t.target, t.recv_offset, t.task.bytes, t.sender);
+}
+
+/// Chips as threads of this process: a remote copy is a memcpy between their memories.
+class in_process_transport final : public chip_transport {
+ public:
+  void start(launch_state& launch, remote_task const& t, bool now) override {
+    if (now) return run_remote_task(launch, t);
+    std::lock_guard lock(mutex_);
+    pending_.push_back(t);
+  }
+  bool progress(launch_state& launch, void const* cell) override {
+    remote_task t;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = std::find_if(pending_.begin(), pending_.end(),
+                             [&](remote_task const& p) { return p.send == cell || p.recv == cell; });
+      if (it == pending_.end()) return false;
+      t = *it;
+      pending_.erase(it);
+    }
+    run_remote_task(launch, t);
+    return true;
+  }
+  bool pending_for(void const* cell) override {
+    std::lock_guard lock(mutex_);
+    return std::any_of(pending_.begin(), pending_.end(),
+                       [&](remote_task const& p) { return p.send == cell || p.recv == cell; });
+  }
+  std::size_t leftovers() override {
+    std::lock_guard lock(mutex_);
+    std::size_t const n = pending_.size();
+    for (auto const& t : pending_) t.task.move_bytes();
+    pending_.clear();
+    return n;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<remote_task> pending_;
+};
+
+/// One HBM buffer of one chip (an input or output shard), for address translation.
+struct hbm_buffer {
+  std::byte* base = nullptr;
+  std::int64_t bytes = 0;
+};
+
+/// The chips of one launch.
+struct chip_context {
+  static constexpr int max_axes = 4;
+  int num_chips = 1;
+  int num_axes = 1;
+  std::string_view axis_names[max_axes]{};
+  int axis_sizes[max_axes]{};
+  std::vector<std::vector<hbm_buffer>> buffers;  ///< [chip][operand], same operands on every chip
+  chip_transport* transport = nullptr;
+  /// pltpu::get_barrier_semaphore()'s id: every core allocates it first, at the same offset.
+  std::atomic<std::int64_t> barrier_offset{-1};
+
+  /// The chip's coordinate along axis `a` (row-major: the last axis varies fastest).
+  int coordinate(int chip, int a) const noexcept {
+    int stride = 1;
+    for (int b = num_axes - 1; b > a; --b) stride *= axis_sizes[b];
+    return (chip / stride) % axis_sizes[a];
+  }
+  /// The axis named `name`, or -1.
+  int axis_of(std::string_view name) const noexcept {
+    for (int a = 0; a < num_axes; ++a)
+      if (axis_names[a] == name) return a;
+    return -1;
+  }
+  /// "x, y" (messages).
+  std::string axes_list() const {
+    std::string s;
+    for (int a = 0; a < num_axes; ++a) s += (a ? ", '" : "'") + std::string(axis_names[a]) + "'";
+    return s;
+  }
+};
+
+/// Where `p` (an address of core `me`'s kernel) is on global core `target`: the same offset
+/// into the same arena or HBM buffer. Null if `p` is in none of them.
+inline std::byte* translate_to_core(core_state const& me, void const* p, core_state const& target) {
+  auto const* b = static_cast<std::byte const*>(p);
+  auto within = [&](arena const& a) { return b >= a.base() && b < a.base() + a.capacity(); };
+  if (within(me.vmem)) return target.vmem.base() + (b - me.vmem.base());
+  if (within(me.smem)) return target.smem.base() + (b - me.smem.base());
+  if (within(me.semaphores)) return target.semaphores.base() + (b - me.semaphores.base());
+  chip_context const& chips = *me.launch->chips;
+  auto const& mine = chips.buffers[static_cast<std::size_t>(chip_index(me))];
+  auto const& theirs = chips.buffers[static_cast<std::size_t>(chip_index(target))];
+  for (std::size_t k = 0; k < mine.size(); ++k)
+    if (b >= mine[k].base && b < mine[k].base + mine[k].bytes) return theirs[k].base + (b - mine[k].base);
+  return nullptr;
+}
+
+/// The wait hook (dma_engine.hpp): moves a kept remote copy that signals `cell`.
+inline bool progress_remote(launch_state& launch, void const* cell) {
+  return launch.chips && launch.chips->transport->progress(launch, cell);
+}
+inline bool remote_pending_for(launch_state const& launch, void const* cell) {
+  return launch.chips && launch.chips->transport->pending_for(cell);
+}
+
+}  // namespace pallas::detail

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// A set of TensorCores that one launch at a time runs on: each core's state (VMEM, SMEM,
+// semaphores, DMA engine, checked-mode bookkeeping) and, for cores 1..N-1, a persistent
+// std::jthread. The launching thread runs core 0 (waking a thread costs more than the work
+// of most launches). A launch wakes the threads, it does not create them; a set grows to
+// the largest mesh launched on it. The device (device.hpp) owns the sets and decides which
+// one a launch takes.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <stop_token>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include <pallas/config.hpp>
+#include <pallas/detail/checked/checked_access.hpp>
+#include <pallas/detail/checked/race_detector.hpp>
+#include <pallas/detail/runtime/core.hpp>
+#include <pallas/detail/runtime/dma_engine_ops.hpp>
+#include <pallas/detail/runtime/dma_order.hpp>
+#include <pallas/detail/runtime/dma_thread.hpp>
+#include <pallas/detail/runtime/end_of_kernel.hpp>
+#include <pallas/detail/runtime/launch.hpp>
+#include <pallas/detail/runtime/random_order.hpp>
+#include <pallas/detail/runtime/spin_wait.hpp>
+#include <pallas/error.hpp>
+#include <pallas/trace/recorder.hpp>
+
+namespace pallas::detail {
+
+/// What a launch runs on: the cores, their chip's memory limits, the mesh axis name, the
+/// DMA order and executor, the interpret conventions, and what launched it (for messages).
+struct launch_config {
+  int num_cores = 1;
+  std::int64_t vmem_capacity_bytes = 0;
+  std::int64_t smem_capacity_bytes = 0;
+  std::string_view axis_name;
+  dma_order_policy schedule;
+  dma_executor_choice executor = dma_executor_choice::automatic;
+  launch_conventions conventions;
+  char const* who = "pl::kernel";
+  std::string_view name = {};  ///< the kernel's name (pl::name), for the trace; empty: `who`
+  int cores_per_chip = 0;         ///< several chips: cores per chip (0: one chip of num_cores)
+  chip_context* chips = nullptr;  ///< several chips: their shared state (chip_set.hpp)
+};
+
+class core_set {
+ public:
+  /// `slots` numbers the cores of every set of the device (the DMA thread's engine slots).
+  explicit core_set(std::atomic<int>& slots) : slots_(slots) {}
+  core_set(core_set const&) = delete;
+  core_set& operator=(core_set const&) = delete;
+  ~core_set() {
+    for (auto& w : workers_) w->thread.request_stop();
+    for (auto& w : workers_) {
+      w->epoch.fetch_add(1, std::memory_order_release);
+      w->epoch.notify_one();
+    }
+    workers_.clear();  // joins
+  }
+
+  /// Runs `job(core)` on cores 0..config.num_cores-1 with the config's per-core VMEM/SMEM
+  /// limits, and returns when every core is done. Rethrows the first exception a core
+  /// threw. `thread` is the device's DMA thread when this launch uses it; `id` numbers the
+  /// launch in messages. One launch at a time: the device hands a set to one launch.
+  template <class Job>
+  void run(launch_config const& config, std::uint64_t id, dma_thread* thread, Job&& job) {
+    int const num_cores = config.num_cores;
+    grow(num_cores);
+    trace::detail::launch_scope traced(id, config.name, config.who, num_cores);
+
+    launch_state state;
+    state.num_cores = num_cores;
+    state.id = id;
+    state.who = config.who;
+    core_states_.resize(static_cast<std::size_t>(num_cores));
+    for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)] = cores_[static_cast<std::size_t>(c)].get();
+    state.cores = core_states_.data();
+    state.axis_name = config.axis_name;
+    state.cores_per_chip = config.cores_per_chip > 0 ? config.cores_per_chip : num_cores;
+    state.chips = config.chips;
+    state.schedule = config.schedule;
+    state.conventions = config.conventions;
+    state.interleave.reset(state.schedule.order == dma_order::random && state.schedule.yield_cores, num_cores,
+                           state.schedule.seed);
+    // Every core's state is set up before any core runs, since cores read each other's
+    // (semaphores, copies in flight, deadlock state). The workers are idle here.
+    for (int c = 0; c < num_cores; ++c) {
+      core_state& core = *core_states_[static_cast<std::size_t>(c)];
+      // Cores past the DMA thread's table move their copies themselves.
+      dma_thread* const served = core.dma_slot < dma_thread::max_engines ? thread : nullptr;
+      core.vmem.reset(config.vmem_capacity_bytes);
+      core.smem.reset(config.smem_capacity_bytes);
+      core.semaphores.reset(core_state::semaphore_arena_bytes);
+      core.dma.reset(state.schedule, state.schedule.seed * 0x2545f4914f6cdd1dull + static_cast<std::uint64_t>(core.index) + 1,
+                     served, config.executor == dma_executor_choice::automatic ? automatic_thread_min_bytes : 0);
+      if (served) served->attach(core.dma_slot, core.index, &core.dma);
+      core.checked.reset(core.index,
+                         memory_map{core.vmem.base(), core.vmem.capacity(), core.smem.base(), core.smem.capacity()},
+                         core.semaphores.base(), core_state::semaphore_arena_bytes);
+      core.state.store(run_state::running, std::memory_order_relaxed);
+      core.acked.store(0, std::memory_order_relaxed);
+      core.wait_cell.store(nullptr, std::memory_order_relaxed);
+      core.semaphores_allocated.store(0, std::memory_order_relaxed);
+      core.early_signals.clear();
+      core.grid = nullptr;
+      core.poll = {};
+      core.launch = &state;
+    }
+    if constexpr (checked_mode) {
+      // The race detector: races_found() describes this launch from now on.
+      if (config.conventions.races != race_policy::off) {
+        races_found_flag().store(false, std::memory_order_relaxed);
+        if (num_cores > 1) {
+          races_.reset(num_cores, config.conventions.races);
+          if (config.chips) races_.name_chips(state.cores_per_chip);
+          for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)]->checked.attach_races(&races_);
+        }
+      }
+    }
+    auto run_core = [&](core_state& core) {
+      current_core = &core;
+      if constexpr (checked_mode) current_access_checker = &core.checked;
+      core_error_context where(core_name(core));
+      scoped_error_context push(where);
+      try {
+        interleave_begin(core);
+        job(core.index);
+      } catch (launch_aborted const&) {
+      } catch (...) {
+        state.fail_with(std::current_exception());
+      }
+      core.dma.quiesce();  // nothing of this launch moves on the DMA thread any more
+      interleave_end(core);
+      core.state.store(run_state::finished, std::memory_order_seq_cst);
+      state.generation.fetch_add(1, std::memory_order_seq_cst);
+      current_access_checker = nullptr;
+      current_core = nullptr;
+    };
+    job_ = std::function<void(core_state&)>(std::ref(run_core));
+    // Workers spin between launches only while every busy thread has a CPU.
+    spin_.store(spinning_pays(num_cores), std::memory_order_relaxed);
+    pending_.store(num_cores - 1, std::memory_order_relaxed);
+    bool woke_parked = false;
+    for (int c = 1; c < num_cores; ++c) {
+      worker& w = *workers_[static_cast<std::size_t>(c - 1)];
+      w.epoch.fetch_add(1, std::memory_order_seq_cst);
+      if (w.parked.load(std::memory_order_seq_cst)) {
+        w.epoch.notify_one();
+        woke_parked = true;
+      }
+    }
+    run_core(*cores_[0]);
+    // A parked worker takes 10-60 us to wake: wait for it on the futex, never spinning.
+    bool const spin = !woke_parked && spin_.load(std::memory_order_relaxed);
+    for (int left = pending_.load(std::memory_order_acquire); left != 0;) left = wait_for_change(pending_, left, spin);
+    job_ = nullptr;
+    for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)]->launch = nullptr;
+    if (state.first_error) std::rethrow_exception(state.first_error);
+    if constexpr (checked_mode) check_semaphores_zero(state);
+  }
+
+  /// Cores whose state exists so far (their threads persist between launches).
+  int num_cores() const noexcept { return static_cast<int>(cores_.size()); }
+
+  /// Copies smaller than this stay on the core under the automatic executor: handing them to
+  /// another thread costs more than it overlaps.
+  static constexpr std::int64_t automatic_thread_min_bytes = 16 * 1024;
+
+ private:
+  /// The thread of core c >= 1; core 0 runs on the launching thread.
+  struct worker {
+    explicit worker(core_state& c) : core(c) {}
+    core_state& core;
+    std::atomic<std::uint32_t> epoch{0};
+    std::atomic<bool> parked{false};
+    std::jthread thread;
+  };
+
+  void grow(int num_cores) {
+    while (static_cast<int>(cores_.size()) < num_cores) {
+      cores_.push_back(std::make_unique<core_state>(static_cast<int>(cores_.size())));
+      cores_.back()->dma_slot = slots_.fetch_add(1, std::memory_order_relaxed);
+      if (cores_.size() == 1) continue;  // core 0 runs on the launching thread
+      auto w = std::make_unique<worker>(*cores_.back());
+      worker* self = w.get();
+      w->thread = std::jthread([this, self](std::stop_token stop) { serve(stop, *self); });
+      workers_.push_back(std::move(w));
+    }
+  }
+
+  void serve(std::stop_token const& stop, worker& self) {
+    std::uint32_t seen = 0;
+    for (;;) {
+      std::uint32_t now = self.epoch.load(std::memory_order_acquire);
+      if (now == seen && spin_.load(std::memory_order_relaxed)) {
+        auto const deadline = std::chrono::steady_clock::now() + idle_core_spin_budget;
+        for (int k = 1; now == seen; ++k) {
+          cpu_relax();
+          now = self.epoch.load(std::memory_order_acquire);
+          if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+        }
+      }
+      if (now == seen) {
+        self.parked.store(true, std::memory_order_seq_cst);
+        while ((now = self.epoch.load(std::memory_order_seq_cst)) == seen) self.epoch.wait(seen, std::memory_order_seq_cst);
+        self.parked.store(false, std::memory_order_relaxed);
+      }
+      seen = now;
+      if (stop.stop_requested()) return;
+      job_(self.core);
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    }
+  }
+
+  std::atomic<int>& slots_;
+  // The race detector of the set's launch (one at a time). It lives with the set, not the
+  // launch, so that its memory stays reachable from the device: in the child of a fork
+  // during a launch, the launching thread's stack is gone and LeakSanitizer would call the
+  // detector's buffers leaked.
+  race_detector races_;
+  std::vector<std::unique_ptr<core_state>> cores_;
+  std::vector<std::unique_ptr<worker>> workers_;
+  std::vector<core_state*> core_states_;
+  std::function<void(core_state&)> job_;
+  std::atomic<int> pending_{0};
+  std::atomic<bool> spin_{true};
+};
+
+}  // namespace pallas::detail

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The device's DMA thread: one persistent std::jthread that moves the chunks of copies the
+// cores publish (dma_engine.hpp's thread executor) while the cores compute. It spins briefly
+// when idle, then parks and is woken only when parked; on Linux it runs at SCHED_IDLE, so it
+// takes only CPU time no core wants (a busy machine then leaves the copies to the cores,
+// which help with their own copies anyway).
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <stop_token>
+#include <thread>
+
+#include <pallas/detail/runtime/dma_engine.hpp>
+#include <pallas/detail/runtime/spin_wait.hpp>
+#include <pallas/error.hpp>
+
+#if defined(__linux__)
+#  include <pthread.h>
+#  include <sched.h>
+#endif
+
+namespace pallas::detail {
+
+/// The automatic executor's measured rule against a starved DMA thread: at SCHED_IDLE the
+/// thread gets no CPU while every CPU is busy with other work, and a core that waits for a
+/// chunk the thread claimed waits until it does (a 1-core pipeline ran 14x slower on a
+/// fully loaded machine). A core that waited longer than `starved_wait` for the thread's
+/// chunks marks it starved; launches under the automatic executor then leave their copies
+/// on the cores for `starved_for`, and try the thread again after it.
+struct dma_thread_health {
+  static constexpr std::chrono::microseconds starved_wait{500};
+  static constexpr std::chrono::milliseconds starved_for{1000};
+
+  static void note_wait(std::chrono::steady_clock::duration waited) noexcept {
+    if (waited < starved_wait) return;
+    auto const until = std::chrono::steady_clock::now() + starved_for;
+    starved_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
+  }
+  static bool starved() noexcept {
+    return std::chrono::steady_clock::now().time_since_epoch().count() <
+           starved_until_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  inline static constinit std::atomic<std::chrono::steady_clock::rep> starved_until_{0};
+};
+
+class dma_thread {
+ public:
+  static constexpr int max_engines = 256;
+
+  dma_thread() {
+    thread_ = std::jthread([this](std::stop_token stop) { serve(stop); });
+#if defined(__linux__)
+    sched_param param{};
+    param.sched_priority = 0;
+    pthread_setschedparam(thread_.native_handle(), SCHED_IDLE, &param);  // best effort
+#endif
+  }
+  ~dma_thread() {
+    thread_.request_stop();
+    wake();
+  }
+  dma_thread(dma_thread const&) = delete;
+  dma_thread& operator=(dma_thread const&) = delete;
+
+  /// Serves `engine` (core `core_index`'s) in `slot` from now on. The device gives every
+  /// core of its core sets its own slot, since several sets may launch at once.
+  void attach(int slot, int core_index, dma_engine* engine) {
+    if (slot < 0 || slot >= max_engines)
+      fail("pallas::kernel: the DMA thread serves at most ", max_engines, " cores, slot ", slot, " asked");
+    core_of_[static_cast<std::size_t>(slot)].store(core_index, std::memory_order_relaxed);
+    engines_[static_cast<std::size_t>(slot)].store(engine, std::memory_order_release);
+    int count = count_.load(std::memory_order_relaxed);
+    while (count < slot + 1 && !count_.compare_exchange_weak(count, slot + 1, std::memory_order_acq_rel)) {
+    }
+  }
+
+  /// There is new work: wakes the thread if it is parked (a futex wake costs 10-60 us here,
+  /// so a running thread is not woken).
+  void wake() noexcept {
+    epoch_.fetch_add(1, std::memory_order_seq_cst);
+    if (parked_.load(std::memory_order_seq_cst)) epoch_.notify_one();
+  }
+
+ private:
+  bool any_work() const noexcept {
+    int const n = count_.load(std::memory_order_acquire);
+    for (int k = 0; k < n; ++k) {
+      dma_engine const* e = engines_[static_cast<std::size_t>(k)].load(std::memory_order_acquire);
+      if (e && e->claimable()) return true;
+    }
+    return false;
+  }
+
+  void serve(std::stop_token const& stop) {
+    for (;;) {
+      if (stop.stop_requested()) return;
+      bool worked = false;
+      int const n = count_.load(std::memory_order_acquire);
+      for (int k = 0; k < n; ++k) {
+        dma_engine* e = engines_[static_cast<std::size_t>(k)].load(std::memory_order_acquire);
+        if (e && e->claimable())
+          worked |= e->serve(core_of_[static_cast<std::size_t>(k)].load(std::memory_order_relaxed));
+      }
+      if (worked) continue;
+      // Idle: spin a little (a pipeline publishes its next fetch within a step), then park.
+      std::uint32_t const seen = epoch_.load(std::memory_order_seq_cst);
+      auto const deadline = std::chrono::steady_clock::now() + spin_budget;
+      bool found = false;
+      for (int k = 1; !found; ++k) {
+        cpu_relax();
+        found = any_work() || epoch_.load(std::memory_order_relaxed) != seen || stop.stop_requested();
+        if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+      }
+      if (found) continue;
+      parked_.store(true, std::memory_order_seq_cst);
+      if (!any_work() && !stop.stop_requested()) epoch_.wait(seen, std::memory_order_seq_cst);
+      parked_.store(false, std::memory_order_seq_cst);
+    }
+  }
+
+  std::array<std::atomic<dma_engine*>, max_engines> engines_{};
+  std::array<std::atomic<int>, max_engines> core_of_{};  ///< the core index of each slot (tracing)
+  std::atomic<int> count_{0};
+  std::atomic<std::uint32_t> epoch_{0};
+  std::atomic<bool> parked_{false};
+  std::jthread thread_;  // last: it starts after the members it reads exist
+};
+
+}  // namespace pallas::detail

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// What a launch would cost on a TPU: `pltpu::last_launch_report()` describes the calling
+// thread's last completed launch (pl::kernel or pl::pallas_call):
+//
+//   auto out = matmul(x, y);
+//   std::cout << pltpu::last_launch_report();
+//
+// It lists, per operand, the bytes moved between HBM and VMEM/SMEM (pipeline operands by
+// spec, `in_specs[0]`, `out_specs[0]`; copies by hand by kind and direction; the
+// scalar-prefetch arguments, which every core copies to its SMEM), the FLOPs of every pl::dot / pl::dot_general (2 * batch * M * N * K each),
+// and from the chip's facts (pltpu::get_tpu_info(): mem_bw_bytes_per_second,
+// bf16_ops_per_second, both per TensorCore) the time the launch would take on that TPU:
+// per core max(HBM bytes / bandwidth, FLOPs / MXU rate), the slowest core's being the
+// launch's, with its bound (HBM or MXU) and the arithmetic intensity (FLOPs / HBM byte).
+//
+// Counting rules:
+// - Bytes are counted where a copy is issued, so every DMA order and executor gives the
+//   same counts. A pipeline input is fetched only when its block index changes, an output
+//   written back once per visit; a ragged edge block moves only its part inside the array.
+// - HBM traffic: a copy with HBM (or ANY) on one side counts its bytes once, HBM to HBM
+//   twice (read and write), VMEM/SMEM to VMEM/SMEM not at all (listed, not counted).
+// - The MXU rate: products of 8- and 16-bit operands at bf16_ops_per_second; products with
+//   a 32-bit operand at a sixth of it. pl::dot computes f32 operands at HIGHEST precision
+//   (dot.hpp: not rounded to bf16), which a TPU's MXU performs as six bf16 passes
+//   (each f32 split into three bf16 parts); integer products are counted like floats of
+//   their width (v5e and later run int8 faster: the estimate is then an upper bound).
+// - Element-wise work (VPU, EUP) is not counted: the estimate is a roofline of HBM and MXU.
+//
+// A pl::CostEstimate passed to pallas_call is kept in the report beside the measured
+// counts (measured / estimated ratios of flops and bytes_accessed).
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <pallas/cost_estimate.hpp>
+#include <pallas/detail/runtime/cost_counters.hpp>
+#include <pallas/memory_space.hpp>
+#include <pallas/tpu/chip.hpp>
+#include <pallas/trace/recorder.hpp>
+
+namespace pallas::tpu {
+
+/// How much slower than bf16 the MXU multiplies 32-bit operands (HIGHEST precision: six
+/// bf16 passes).
+inline constexpr double f32_mxu_passes = 6.0;
+
+/// What limits a launch's estimated time.
+enum class Bound { none, hbm, mxu };
+
+/// "HBM-bound", "MXU-bound", or why neither.
+constexpr std::string_view name(Bound b) noexcept {
+  switch (b) {
+    case Bound::none: return "nothing (no traffic, no products)";
+    case Bound::hbm: return "HBM-bound";
+    case Bound::mxu: return "MXU-bound";
+  }
+  return "?";
+}
+
+/// One row of a report: a pipeline operand, a scalar-prefetch argument, or copies by hand
+/// of one kind in one direction.
+struct OperandTraffic {
+  std::string name;  ///< `in_specs[0]`, `pipeline 2 out_specs[1]`, `sync_copy`, `scalar_prefetch`, ...
+  memory_space src = memory_space::hbm;  ///< where the bytes came from
+  memory_space dst = memory_space::hbm;  ///< where they went
+  std::int64_t copies = 0;  ///< copies made
+  std::int64_t bytes = 0;      ///< bytes copied
+  std::int64_t hbm_bytes = 0;  ///< of which HBM traffic (x2 for HBM to HBM, 0 for local copies)
+};
+
+/// The cost of one launch (see the header comment for the rules).
+struct LaunchReport {
+  bool valid = false;                 ///< false before the thread's first launch
+  std::string_view launcher;          ///< "pl::kernel" or "pl::pallas_call"
+  int num_cores = 0;  ///< cores of the launch
+  TpuInfo chip = get_tpu_info();  ///< the chip whose facts the estimate uses
+  std::vector<OperandTraffic> operands;  ///< one row per operand or kind of copy
+  std::int64_t hbm_bytes = 0;         ///< total HBM traffic
+  std::int64_t dots = 0;              ///< products computed
+  std::int64_t flops = 0;             ///< their FLOPs
+  std::int64_t f32_flops = 0;         ///< of which with a 32-bit operand
+  double f32_ops_per_second = 0;      ///< the MXU rate used for those (bf16 rate / 6)
+  double estimated_seconds = 0;       ///< the slowest core's max(memory, compute)
+  double memory_seconds = 0;          ///< that core's HBM bytes / mem_bw_bytes_per_second
+  double compute_seconds = 0;         ///< that core's FLOPs / MXU rate
+  int slowest_core = 0;  ///< the core with the largest estimate
+  Bound bound = Bound::none;  ///< what limits the estimate
+  double arithmetic_intensity = 0;    ///< flops / hbm_bytes (0 without traffic)
+  std::optional<CostEstimate> estimate;  ///< the pl::CostEstimate given to pallas_call
+
+  /// measured / estimated, or nullopt without an estimate (or an estimate of 0).
+  std::optional<double> flops_ratio() const { return ratio(flops, estimate ? estimate->flops : 0); }
+  /// measured / estimated HBM bytes, or nullopt.
+  std::optional<double> bytes_ratio() const { return ratio(hbm_bytes, estimate ? estimate->bytes_accessed : 0); }
+
+  /// The row named `row_name`, or nullptr.
+  OperandTraffic const* operand(std::string_view row_name) const {
+    for (auto const& o : operands)
+      if (o.name == row_name) return &o;
+    return nullptr;
+  }
+
+ private:
+  static std::optional<double> ratio(std::int64_t measured, std::int64_t estimated) {
+    if (estimated == 0) return std::nullopt;
+    return static_cast<double>(measured) / static_cast<double>(estimated);
+  }
+};
+
+}  // namespace pallas::tpu
+
+namespace pallas::detail {
+
+/// The calling thread's last launch, as counted (names are made when the report is read,
+/// so that a launch pays no allocation once the vectors have grown).
+struct raw_report {
+  bool valid = false;
+  char const* launcher = "";
+  int num_cores = 0;
+  tpu::TpuInfo chip = tpu::get_tpu_info();
+  std::vector<traffic_row> rows;
+  std::vector<std::int64_t> core_hbm, core_narrow, core_wide;
+  std::int64_t dots = 0;
+  std::optional<CostEstimate> estimate;
+};
+
+// Not a thread_local raw_report: the main thread's thread_locals are destroyed at exit()
+// before atexit handlers and global destructors run, and those may still launch kernels
+// (tests/lifetime). The report lives on the heap instead; a thread's owner frees it when the
+// thread ends, and a launch after that makes a new one, reachable from the thread's pointer
+// until the process is gone.
+inline raw_report*& raw_report_slot() noexcept {
+  thread_local raw_report* report = nullptr;
+  return report;
+}
+
+struct raw_report_owner {
+  raw_report_owner() = default;
+  raw_report_owner(raw_report_owner const&) = delete;
+  raw_report_owner& operator=(raw_report_owner const&) = delete;
+  ~raw_report_owner() {
+    delete raw_report_slot();
+    raw_report_slot() = nullptr;
+  }
+};
+
+inline raw_report& last_raw_report() {
+  raw_report*& report = raw_report_slot();
+  if (!report) {
+    report = new raw_report;
+    thread_local raw_report_owner owner;  // constructed once per thread, at the first report
+  }
+  return *report;
+}
+
+/// The HBM traffic of `bytes` copied from `src` to `dst`.
+constexpr std::int64_t hbm_traffic(memory_space src, memory_space dst, std::int64_t bytes) noexcept {
+  return bytes * ((is_dma_only(src) ? 1 : 0) + (is_dma_only(dst) ? 1 : 0));
+}
+
+inline std::string seconds_string(double s) {
+  char buf[48];
+  if (s < 1e-6)
+    std::snprintf(buf, sizeof buf, "%.3g ns", s * 1e9);
+  else if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
+
+}  // namespace pallas::detail
+
+namespace pallas::tpu {
+
+/// The calling thread's last completed launch (valid == false before its first).
+inline LaunchReport last_launch_report() {
+  namespace pd = pallas::detail;
+  pd::raw_report const& raw = pd::last_raw_report();
+  LaunchReport r;
+  r.valid = raw.valid;
+  r.launcher = raw.launcher;
+  r.num_cores = raw.num_cores;
+  r.chip = raw.chip;
+  r.dots = raw.dots;
+  r.estimate = raw.estimate;
+  // Pipelines are numbered in the report only when the launch ran more than one.
+  std::vector<void const*> pipelines;
+  for (auto const& row : raw.rows)
+    if (row.key.kind == pd::traffic_kind::pipeline &&
+        std::find(pipelines.begin(), pipelines.end(), row.key.pipeline) == pipelines.end())
+      pipelines.push_back(row.key.pipeline);
+  for (auto const& row : raw.rows) {
+    OperandTraffic o;
+    auto const& k = row.key;
+    switch (k.kind) {
+      case pd::traffic_kind::pipeline: {
+        if (pipelines.size() > 1) {
+          auto const n = std::find(pipelines.begin(), pipelines.end(), k.pipeline) - pipelines.begin();
+          o.name = "pipeline " + std::to_string(n + 1) + " ";
+        }
+        o.name += std::string(k.output ? "out_specs[" : "in_specs[") + std::to_string(k.position) + "]";
+        break;
+      }
+      case pd::traffic_kind::scalar_prefetch: o.name = "scalar_prefetch"; break;
+      case pd::traffic_kind::sync_copy: o.name = "sync_copy"; break;
+      case pd::traffic_kind::async_copy: o.name = "make_async_copy"; break;
+      case pd::traffic_kind::other: o.name = "other copies"; break;
+    }
+    o.src = k.src;
+    o.dst = k.dst;
+    o.copies = row.copies;
+    o.bytes = row.bytes;
+    o.hbm_bytes = pallas::detail::hbm_traffic(k.src, k.dst, row.bytes);
+    r.hbm_bytes += o.hbm_bytes;
+    r.operands.push_back(std::move(o));
+  }
+  double const bw = r.chip.mem_bw_bytes_per_second, rate = r.chip.bf16_ops_per_second;
+  r.f32_ops_per_second = rate / f32_mxu_passes;
+  for (std::size_t c = 0; c < raw.core_hbm.size(); ++c) {
+    r.flops += raw.core_narrow[c] + raw.core_wide[c];
+    r.f32_flops += raw.core_wide[c];
+    double const memory = bw > 0 ? static_cast<double>(raw.core_hbm[c]) / bw : 0;
+    double const compute = rate > 0 ? static_cast<double>(raw.core_narrow[c]) / rate +
+                                          static_cast<double>(raw.core_wide[c]) / r.f32_ops_per_second
+                                    : 0;
+    double const t = std::max(memory, compute);
+    if (c == 0 || t > r.estimated_seconds) {
+      r.estimated_seconds = t;
+      r.memory_seconds = memory;
+      r.compute_seconds = compute;
+      r.slowest_core = static_cast<int>(c);
+    }
+  }
+  r.bound = r.estimated_seconds <= 0 ? Bound::none : r.memory_seconds >= r.compute_seconds ? Bound::hbm : Bound::mxu;
+  r.arithmetic_intensity = r.hbm_bytes > 0 ? static_cast<double>(r.flops) / static_cast<double>(r.hbm_bytes) : 0;
+  return r;
+}
+
+/// The report as text: a table of the operands, the totals, the estimate, and the
+/// comparison with a pl::CostEstimate.
+inline std::ostream& operator<<(std::ostream& out, LaunchReport const& r) {
+  if (!r.valid) return out << "no launch yet on this thread\n";
+  char line[160];
+  out << r.launcher << " on " << r.num_cores << (r.num_cores == 1 ? " core" : " cores") << " of " << r.chip.device_kind
+      << '\n';
+  std::snprintf(line, sizeof line, "  %-28s %-12s %8s %14s %14s\n", "operand", "direction", "copies", "bytes", "HBM bytes");
+  out << line;
+  for (auto const& o : r.operands) {
+    std::string const dir = std::string(name(o.src)) + "->" + std::string(name(o.dst));
+    std::snprintf(line, sizeof line, "  %-28s %-12s %8lld %14lld %14lld\n", o.name.c_str(), dir.c_str(),
+                  static_cast<long long>(o.copies), static_cast<long long>(o.bytes), static_cast<long long>(o.hbm_bytes));
+    out << line;
+  }
+  out << "  HBM traffic " << r.hbm_bytes << " bytes; " << r.dots << (r.dots == 1 ? " product, " : " products, ") << r.flops
+      << " FLOPs (" << r.f32_flops << " with f32 operands, at bf16 rate / " << f32_mxu_passes << ")\n";
+  std::snprintf(line, sizeof line, "%.3g", r.arithmetic_intensity);
+  out << "  estimated on " << r.chip.device_kind << ": " << pallas::detail::seconds_string(r.estimated_seconds) << ", "
+      << name(r.bound) << " (HBM " << pallas::detail::seconds_string(r.memory_seconds) << ", MXU "
+      << pallas::detail::seconds_string(r.compute_seconds);
+  if (r.num_cores > 1) out << ", on core " << r.slowest_core << ", the slowest";
+  out << "), arithmetic intensity " << line << " FLOPs/byte\n";
+  if (r.estimate) {
+    auto ratio = [](std::optional<double> v) {
+      char b[32];
+      if (!v) return std::string("-");
+      std::snprintf(b, sizeof b, "%.3g", *v);
+      return std::string(b);
+    };
+    out << "  CostEstimate: flops " << r.estimate->flops << " (measured/estimated " << ratio(r.flops_ratio())
+        << "), bytes_accessed " << r.estimate->bytes_accessed << " (measured/estimated " << ratio(r.bytes_ratio())
+        << "), transcendentals " << r.estimate->transcendentals << " (not measured)\n";
+  }
+  return out;
+}
+
+/// The report as operator<< prints it.
+inline std::string to_string(LaunchReport const& r) {
+  std::ostringstream s;
+  s << r;
+  return s.str();
+}
+
+}  // namespace pallas::tpu
+
+namespace pallas::detail {
+
+/// The counters of one launch on Cores cores: each core's job holds a `scope(core)` for its
+/// extent; `publish` merges them into the launching thread's report once every core is done.
+template <int Cores>
+struct launch_costs {
+  core_costs cores[Cores];
+
+  costs_scope scope(int core) noexcept { return costs_scope(cores[core]); }
+
+  void publish(char const* launcher, tpu::TpuInfo const& chip, std::optional<CostEstimate> const& estimate = {}) {
+    raw_report& r = last_raw_report();
+    r.valid = true;
+    r.launcher = launcher;
+    r.num_cores = Cores;
+    r.chip = chip;
+    r.estimate = estimate;
+    r.rows.clear();
+    r.core_hbm.assign(Cores, 0);
+    r.core_narrow.assign(Cores, 0);
+    r.core_wide.assign(Cores, 0);
+    r.dots = 0;
+    for (int c = 0; c < Cores; ++c) {
+      core_costs const& cc = cores[c];
+      r.core_narrow[static_cast<std::size_t>(c)] = cc.narrow_flops;
+      r.core_wide[static_cast<std::size_t>(c)] = cc.wide_flops;
+      r.dots += cc.dots;
+      for (int k = 0; k < cc.used; ++k) {
+        traffic_row const& row = cc.rows[k];
+        r.core_hbm[static_cast<std::size_t>(c)] += hbm_traffic(row.key.src, row.key.dst, row.bytes);
+        auto same = [&](traffic_row const& m) { return m.key == row.key; };
+        if (auto it = std::find_if(r.rows.begin(), r.rows.end(), same); it != r.rows.end()) {
+          it->bytes += row.bytes;
+          it->copies += row.copies;
+        } else {
+          r.rows.push_back(row);
+        }
+      }
+    }
+    if (trace::enabled()) trace_report();
+  }
+
+  // The report in the trace as well: a zero-length "cost" span on core 0 of its launch,
+  // the HBM bytes in `bytes` and the whole printed report in `operand`.
+  static void trace_report() {
+    tpu::LaunchReport const report = tpu::last_launch_report();
+    trace::event e;
+    e.name = "cost report";
+    e.category = "cost";
+    e.launch = trace::detail::launch_of_this_thread();
+    e.begin_ns = e.end_ns = trace::detail::now_ns();
+    e.cpu_ns = 0;
+    e.bytes = report.hbm_bytes;
+    e.operand = tpu::to_string(report);
+    trace::detail::recorder::instance().record(std::move(e));
+  }
+};
+
+}  // namespace pallas::detail

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Who moves the bytes of started copies (the DMA engine's executor):
+//
+//   pltpu::dma_executor::on_core     the issuing core, at the first wait that needs them
+//                                    (the block lands in the core's own cache)
+//   pltpu::dma_executor::dma_thread  the device's DMA thread, while the core computes; the
+//                                    waiting core moves the chunks the thread has not
+//                                    reached yet. HBM->VMEM copies only: write-backs stay
+//                                    on the core, as do copies checked mode tracks
+//                                    (make_async_copy in checked builds) and every copy of
+//                                    the eager and random orders
+//   pltpu::dma_executor::automatic   (default) the DMA thread when the machine has a CPU
+//                                    for it beyond the launch's cores, for copies of at
+//                                    least 16 KiB; on_core otherwise (with every CPU busy
+//                                    with a core, every DMA-thread design measured here lost
+//                                    17-60% to on_core)
+//
+//   pltpu::set_dma_executor(pltpu::dma_executor::dma_thread);
+//   { pltpu::scoped_dma_executor e(pltpu::dma_executor::on_core); kernel(); }
+//
+// PALLAS_DMA_ENGINE=inline|thread|auto sets the initial choice.
+
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+
+#include <pallas/detail/runtime/dma_order.hpp>
+#include <pallas/detail/runtime/fork_guard.hpp>
+#include <pallas/error.hpp>
+
+namespace pallas::tpu {
+
+/// Who moves a copy's bytes: the DMA thread where a CPU is free and blocks are large
+/// (automatic, the default), always the issuing core, or always the DMA thread.
+enum class dma_executor { automatic, on_core, dma_thread };
+
+}  // namespace pallas::tpu
+
+namespace pallas::detail {
+
+/// The executor PALLAS_DMA_ENGINE names (null or empty: automatic).
+inline tpu::dma_executor executor_from(char const* name) {
+  if (!name || !*name) return tpu::dma_executor::automatic;
+  std::string_view const n(name);
+  if (n == "auto") return tpu::dma_executor::automatic;
+  if (n == "inline") return tpu::dma_executor::on_core;
+  if (n == "thread") return tpu::dma_executor::dma_thread;
+  fail("pallas::dma_executor: PALLAS_DMA_ENGINE='", n, "' is not one of inline, thread, auto");
+}
+
+struct executor_holder {
+  std::mutex mutex;
+  tpu::dma_executor value = executor_from(std::getenv("PALLAS_DMA_ENGINE"));
+};
+
+inline std::mutex& executor_mutex();
+
+inline executor_holder& executor_storage() {
+  static executor_holder* const holder = [] {
+    auto* h = new executor_holder;  // never destroyed: launches may run at exit
+    hold_across_fork<&executor_mutex>();
+    return h;
+  }();
+  return *holder;
+}
+
+inline std::mutex& executor_mutex() { return executor_storage().mutex; }
+
+}  // namespace pallas::detail
+
+namespace pallas::tpu {
+
+/// The executor the next launch uses.
+inline dma_executor get_dma_executor() {
+  auto& h = detail::executor_storage();
+  std::lock_guard lock(h.mutex);
+  return h.value;
+}
+
+/// Sets the executor of the launches that start from now on.
+inline void set_dma_executor(dma_executor e) {
+  auto& h = detail::executor_storage();
+  std::lock_guard lock(h.mutex);
+  h.value = e;
+}
+
+/// Sets an executor for its lifetime, then restores the previous one.
+class scoped_dma_executor {
+ public:
+  /// Uses `e` until the end of the scope.
+  explicit scoped_dma_executor(dma_executor e) : previous_(get_dma_executor()) { set_dma_executor(e); }
+  ~scoped_dma_executor() { set_dma_executor(previous_); }
+  scoped_dma_executor(scoped_dma_executor const&) = delete;
+  scoped_dma_executor& operator=(scoped_dma_executor const&) = delete;
+
+ private:
+  dma_executor previous_;
+};
+
+}  // namespace pallas::tpu
+
+namespace pallas::detail {
+
+/// The executor of a launch that starts now.
+inline dma_executor_choice launch_dma_executor() {
+  switch (tpu::get_dma_executor()) {
+    case tpu::dma_executor::on_core: return dma_executor_choice::on_core;
+    case tpu::dma_executor::dma_thread: return dma_executor_choice::thread;
+    default: return dma_executor_choice::automatic;
+  }
+}
+
+}  // namespace pallas::detail

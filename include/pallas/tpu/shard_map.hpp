@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// pl::shard_map: run a pl::kernel on every chip of a device mesh, each chip with its own
+// HBM shards (`jax.shard_map(kernel, mesh=mesh, in_specs=P('x'), out_specs=P('x'))`, in its
+// plain form: the caller passes the shards).
+//
+//   auto k = pl::kernel(pl::out_type<...>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>, ...)(body);
+//   std::vector<pl::Array<float, 8, 128>> xs = ...;         // one shard per chip
+//   std::vector<pl::Array<float, 8, 128>> ys = pl::shard_map<pl::device_mesh<"x", 4>>(k)(xs);
+//
+// Every input is a std::vector with one Array per chip; every output comes back the same
+// way (several outputs: a std::vector of std::tuples). Each chip runs the kernel's body on
+// its own TensorCores (the kernel's TensorCoreMesh) with its own VMEM, SMEM and semaphores;
+// inside, pl::axis_index<"x">() is the chip's coordinate and the core axis works as in a
+// one-chip kernel. Remote copies (tpu/remote_copy.hpp) address the same buffer on another
+// chip. Every core of every chip passes a barrier after allocating its scratch, before its
+// body runs (Pallas' device barrier at the start of a communicating kernel). Each core
+// also has one BARRIER semaphore, pltpu::get_barrier_semaphore() (tpu/remote_copy.hpp).
+
+#include <cstdint>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <boost/mp11/list.hpp>
+
+#include <pallas/array.hpp>
+#include <pallas/config.hpp>
+#include <pallas/detail/runtime/chip_set.hpp>
+#include <pallas/detail/runtime/device.hpp>
+#include <pallas/detail/runtime/random_order.hpp>
+#include <pallas/error.hpp>
+#include <pallas/kernel.hpp>
+#include <pallas/tpu/device_mesh.hpp>
+#include <pallas/tpu/semaphore.hpp>
+
+namespace pallas {
+
+/// What `pl::shard_map<Mesh>(kernel)` returns: call it with one Array per chip for each
+/// input (a std::vector each); it returns one output per chip.
+template <DeviceMesh ChipMesh, class Kernel>
+class shard_map_fn {
+ public:
+  /// The pl::kernel to run on every chip.
+  explicit shard_map_fn(Kernel kernel) : kernel_(std::move(kernel)) {}
+
+  template <AnyArray... Inputs>
+  /// Runs the kernel on every chip of the mesh at once, chip c with `inputs[c]...`; the
+  /// first error on any chip is rethrown here.
+  auto operator()(std::vector<Inputs> const&... inputs) const {
+    return run(typename Kernel::scratch_list{}, inputs...);
+  }
+
+ private:
+  template <class... Scratch, class... Inputs>
+  auto run(boost::mp11::mp_list<Scratch...>, std::vector<Inputs> const&... inputs) const {
+    using core_mesh = typename Kernel::mesh_type;
+    constexpr int num_chips = ChipMesh::num_chips;
+    constexpr int per_chip = core_mesh::num_cores;
+    [[maybe_unused]] int operand = 0;
+    [[maybe_unused]] auto check_shards = [&](auto const& v) {
+      if (static_cast<int>(v.size()) != num_chips)
+        detail::fail<shape_error>("pallas::shard_map: input ", operand, " has ", v.size(), " shards, the mesh has ",
+                                  num_chips, " chips (one Array per chip)");
+      ++operand;
+    };
+    (check_shards(inputs), ...);
+
+    auto const& outs = kernel_.out_types();
+    auto make_outputs = [&] {
+      auto o = std::apply([](auto const&... s) { return std::tuple{s.make_uninitialized_array()...}; }, outs);
+      std::apply([](auto&... a) { (detail::poison(a), ...); }, o);
+      return o;
+    };
+    std::vector<decltype(make_outputs())> outputs;
+    outputs.reserve(num_chips);
+    for (int c = 0; c < num_chips; ++c) outputs.push_back(make_outputs());
+
+    // What each chip's body receives, and every chip's HBM buffers in one order.
+    detail::in_process_transport transport;
+    detail::chip_context chips;
+    chips.num_chips = num_chips;
+    chips.num_axes = ChipMesh::num_axes;
+    for (int a = 0; a < ChipMesh::num_axes; ++a) {
+      chips.axis_names[a] = ChipMesh::axis_names[static_cast<std::size_t>(a)];
+      chips.axis_sizes[a] = ChipMesh::axis_sizes[static_cast<std::size_t>(a)];
+    }
+    chips.transport = &transport;
+    using refs_t = decltype(std::tuple_cat(std::tuple{inputs[0].read_only_ref()...},
+                                           std::apply([](auto&... o) { return std::tuple{o.ref()...}; }, outputs[0])));
+    std::vector<refs_t> refs;
+    refs.reserve(num_chips);
+    chips.buffers.resize(num_chips);
+    for (std::size_t c = 0; c < static_cast<std::size_t>(num_chips); ++c) {
+      auto& bufs = chips.buffers[c];
+      auto note = [&](auto const& a) {
+        bufs.push_back({reinterpret_cast<std::byte*>(const_cast<std::remove_cvref_t<decltype(*a.data())>*>(a.data())),
+                        static_cast<std::int64_t>(a.size() * static_cast<index_t>(sizeof(*a.data())))});
+      };
+      (note(inputs[c]), ...);
+      std::apply([&](auto const&... o) { (note(o), ...); }, outputs[c]);
+      refs.push_back(std::tuple_cat(std::tuple{inputs[c].read_only_ref()...},
+                                    std::apply([](auto&... o) { return std::tuple{o.ref()...}; }, outputs[c])));
+    }
+
+    detail::launch_config config = detail::launch_config_of<core_mesh>();
+    config.num_cores = num_chips * per_chip;
+    config.cores_per_chip = per_chip;
+    config.chips = &chips;
+    config.who = "pl::shard_map";
+    auto const& body = kernel_.body();
+    detail::device::instance().launch(config, [&](int index) {
+      auto& core = *detail::current_core;
+      auto const barrier = tpu::SemaphoreType::BARRIER<>::allocate(core);  // pltpu::get_barrier_semaphore()
+      chips.barrier_offset.store(reinterpret_cast<std::byte const*>(barrier.data()) - core.semaphores.base(),
+                                 std::memory_order_relaxed);
+      std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
+      detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
+      std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
+      detail::finish_core(core);
+    });
+    if (std::size_t const left = transport.leftovers(); checked_mode && left != 0)
+      detail::fail<leak_error>("pallas::shard_map: ", left,
+                               " remote copies were started and never waited on either chip (wait_send or wait_recv)");
+
+    if constexpr (std::tuple_size_v<typename decltype(outputs)::value_type> == 1) {
+      std::vector<std::remove_cvref_t<decltype(std::get<0>(outputs[0]))>> single;
+      single.reserve(num_chips);
+      for (auto& o : outputs) single.push_back(std::move(std::get<0>(o)));
+      return single;
+    } else {
+      return outputs;
+    }
+  }
+
+  Kernel kernel_;
+};
+
+/// `jax.shard_map(kernel, mesh=ChipMesh, ...)` over per-chip shards:
+/// `pl::shard_map<pl::device_mesh<"x", 4>>(kernel)(shards...)`.
+template <DeviceMesh ChipMesh, class Kernel>
+auto shard_map(Kernel const& kernel) {
+  return shard_map_fn<ChipMesh, Kernel>(kernel);
+}
+
+}  // namespace pallas

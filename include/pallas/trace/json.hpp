@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The trace as Chrome trace event JSON (Perfetto, chrome://tracing): one process per launch
+// (pid = the launch's number, named by process_name metadata), one thread per track of a
+// core (its compute steps, each DMA lane), and a "launch" track spanning the whole launch.
+// Each span's args hold its launch, core, bytes, operand, grid point, wall and CPU time.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <pallas/trace/event.hpp>
+
+namespace pallas::trace::detail {
+
+inline void write_json_escaped(std::ostream& out, std::string_view s) {
+  for (char ch : s) {
+    auto const u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out << '\\' << ch;
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out << buf;
+    } else {
+      out << ch;
+    }
+  }
+}
+
+/// Microseconds with three decimals (ns resolution), never in exponent notation.
+inline void write_us(std::ostream& out, std::int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1000.0);
+  out << buf;
+}
+
+/// A track of one launch: a core's compute steps or one of its DMA lanes.
+struct track {
+  std::uint64_t launch = 0;
+  int core = 0;
+  bool dma = false;
+  int lane = 0;
+  std::string label;
+  auto key() const { return std::tie(launch, core, dma, lane); }
+  bool operator<(track const& o) const { return key() < o.key(); }
+};
+
+inline track track_of(event const& e) { return {e.launch, e.core, e.dma, e.dma ? e.lane : 0, {}}; }
+
+/// The tracks the events use, sorted by launch, core, compute before DMA, lane.
+inline std::vector<track> tracks_of(std::vector<event> const& evs) {
+  std::vector<track> rows;
+  for (auto const& e : evs) {
+    track t = track_of(e);
+    auto const at = std::lower_bound(rows.begin(), rows.end(), t);
+    if (at != rows.end() && !(t < *at)) continue;
+    t.label = "core " + std::to_string(e.core) + (e.dma ? " DMA " + e.lane_name : std::string(" compute"));
+    rows.insert(at, std::move(t));
+  }
+  return rows;
+}
+
+inline std::size_t index_of(std::vector<track> const& rows, event const& e) {
+  return static_cast<std::size_t>(std::lower_bound(rows.begin(), rows.end(), track_of(e)) - rows.begin());
+}
+
+/// The earliest time of the trace (its zero).
+inline std::int64_t origin_of(std::vector<event> const& evs, std::vector<launch_info> const& launches) {
+  bool any = false;
+  std::int64_t o = 0;
+  auto take = [&](std::int64_t t) {
+    o = any ? std::min(o, t) : t;
+    any = true;
+  };
+  for (auto const& e : evs) take(e.begin_ns);
+  for (auto const& l : launches) take(l.begin_ns);
+  return o;
+}
+
+inline void write_json(std::ostream& out, std::vector<event> const& evs, std::vector<launch_info> const& launches) {
+  std::int64_t const origin = origin_of(evs, launches);
+  auto const rows = tracks_of(evs);
+  // tid 0 of each process is its launch track; a core's tracks follow, numbered in order.
+  std::map<std::uint64_t, std::string> processes;
+  for (auto const& l : launches) processes[l.id] = l.label();
+  for (auto const& r : rows)
+    if (!processes.count(r.launch))
+      processes[r.launch] = r.launch == 0 ? "outside any launch" : "#" + std::to_string(r.launch);
+  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  bool first = true;
+  auto sep = [&] {
+    if (!first) out << ",\n";
+    first = false;
+  };
+  for (auto const& [pid, label] : processes) {
+    sep();
+    out << R"({"ph":"M","name":"process_name","pid":)" << pid << R"(,"args":{"name":")";
+    write_json_escaped(out, label);
+    out << "\"}}";
+    sep();
+    out << R"({"ph":"M","name":"process_sort_index","pid":)" << pid << R"(,"args":{"sort_index":)" << pid << "}}";
+    sep();
+    out << R"({"ph":"M","name":"thread_name","pid":)" << pid << R"(,"tid":0,"args":{"name":"launch"}})";
+  }
+  std::map<std::uint64_t, int> next_tid;
+  std::vector<int> tid(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    tid[r] = ++next_tid[rows[r].launch];
+    sep();
+    out << R"({"ph":"M","name":"thread_name","pid":)" << rows[r].launch << R"(,"tid":)" << tid[r]
+        << R"(,"args":{"name":")";
+    write_json_escaped(out, rows[r].label);
+    out << "\"}}";
+    sep();
+    out << R"({"ph":"M","name":"thread_sort_index","pid":)" << rows[r].launch << R"(,"tid":)" << tid[r]
+        << R"(,"args":{"sort_index":)" << tid[r] << "}}";
+  }
+  auto times = [&](std::int64_t begin, std::int64_t end, std::int64_t cpu) {
+    out << R"(,"ts":)";
+    write_us(out, begin - origin);
+    out << R"(,"dur":)";
+    write_us(out, end - begin);
+    out << R"(,"args":{"wall_us":)";
+    write_us(out, end - begin);
+    if (cpu >= 0) {
+      out << R"(,"cpu_us":)";
+      write_us(out, cpu);
+    }
+  };
+  for (auto const& l : launches) {
+    sep();
+    out << R"({"ph":"X","pid":)" << l.id << R"(,"tid":0,"cat":"launch","name":")";
+    write_json_escaped(out, l.label());
+    out << '"';
+    times(l.begin_ns, l.end_ns, l.cpu_ns);
+    out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores << "}}";
+  }
+  for (auto const& e : evs) {
+    sep();
+    out << R"({"ph":"X","pid":)" << e.launch << R"(,"tid":)" << tid[index_of(rows, e)] << R"(,"cat":")";
+    write_json_escaped(out, e.category.empty() ? (e.dma ? "dma" : "compute") : e.category);
+    out << R"(","name":")";
+    write_json_escaped(out, e.name);
+    out << '"';
+    times(e.begin_ns, e.end_ns, e.cpu_ns);
+    out << R"(,"launch":)" << e.launch << R"(,"core":)" << e.core;
+    if (e.bytes >= 0) out << R"(,"bytes":)" << e.bytes;
+    if (!e.operand.empty()) {
+      out << R"(,"operand":")";
+      write_json_escaped(out, e.operand);
+      out << '"';
+    }
+    if (!e.point.empty()) {
+      out << R"(,"point":")";
+      write_json_escaped(out, e.point);
+      out << '"';
+    }
+    out << "}}";
+  }
+  out << "\n]}\n";
+}
+
+}  // namespace pallas::trace::detail

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# How good the compile-time diagnostics are, per compiler, over tests/compile_fail/ (one
+# file per rule: the mistake under PALLAS_COMPILE_FAIL, the expected message on line 1):
+#
+#   g++: <caught>/<rules> rules caught, <n>/<caught> with one error, <m>/<caught> with numbers in the message
+#
+# caught: the compiler rejects the file and its output matches the expected message.
+# one error: exactly one `error:` line (no cascade after the library's message).
+# numbers: the first `pallas::` message line carries a digit (the sizes it compares).
+# Each file is compiled -fsyntax-only against a precompiled umbrella header.
+#
+#   bash scripts/diagnostics.sh                       # g++ and clang++
+#   PALLAS_DIAG_COMPILERS=g++ bash scripts/diagnostics.sh
+#   bash scripts/diagnostics.sh -v                    # one line per rule
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+verbose=0
+[ "${1:-}" = "-v" ] && verbose=1
+compilers=${PALLAS_DIAG_COMPILERS:-g++ clang++}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+flags=(-std=c++20 -Wall -Wextra -Wpedantic -Werror -DPALLAS_CHECKED=1 -Iinclude -isystem /usr/include/eigen3)
+printf '#include <pallas/pallas.hpp>\n' >"$work/pch.hpp"
+
+for cxx in $compilers; do
+  command -v "$cxx" >/dev/null || { echo "diagnostics.sh: $cxx not found; skipped" >&2; continue; }
+  pch=("$work/pch_$cxx.hpp")
+  cp "$work/pch.hpp" "${pch[0]}"
+  ext=gch
+  [[ $cxx == clang* ]] && ext=pch
+  "$cxx" "${flags[@]}" -x c++-header "${pch[0]}" -o "${pch[0]}.$ext"
+  total=0 caught=0 single=0 numbered=0
+  for source in tests/compile_fail/*.cpp; do
+    total=$((total + 1))
+    rule=$(basename "$source" .cpp)
+    regex=$(head -n 1 "$source" | sed -n 's|^// expect-error: ||p')
+    out="$work/$rule.$cxx.log"
+    if "$cxx" "${flags[@]}" -include "${pch[0]}" -fsyntax-only -DPALLAS_COMPILE_FAIL "$source" >"$out" 2>&1; then
+      verdict="NOT CAUGHT (compiles)"
+    elif ! grep -Ezq -- "$regex" "$out"; then  # -z: the whole output, as ctest matches it
+      verdict="NOT CAUGHT (message does not match)"
+    else
+      caught=$((caught + 1))
+      errors=$(grep -c 'error:' "$out" || true)
+      message=$(grep -m 1 -o 'pallas::[^"]*' "$out" || true)
+      verdict="$errors error(s)"
+      [ "$errors" -eq 1 ] && single=$((single + 1))
+      if [[ $message =~ [0-9] ]]; then
+        numbered=$((numbered + 1))
+      else
+        verdict="$verdict, no numbers"
+      fi
+    fi
+    [ "$verbose" -eq 0 ] || printf '  %-8s %-50s %s\n' "$cxx" "$rule" "$verdict"
+  done
+  echo "$cxx: $caught/$total rules caught, $single/$caught with one error, $numbered/$caught with numbers in the message"
+done
