@@ -15,6 +15,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/error_of.hpp"
+
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;
 using Catch::Matchers::Contains;
@@ -26,16 +28,7 @@ void run_on(F body) {
   pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>, pl::scratch_types<Scratch...>)(body)();
 }
 
-template <class E = pl::error, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("no error was thrown");
-  return {};
-}
+using pallas_test::error_of;
 
 }  // namespace
 

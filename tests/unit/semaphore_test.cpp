@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/error_of.hpp"
 #include "watchdog.hpp"
 
 namespace pl = pallas;
@@ -34,17 +35,7 @@ double timed(F&& f) {
   return seconds(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// The message of the pallas::error (of type E) that f throws; fails the test otherwise.
-template <class E = pl::error, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("no error was thrown");
-  return {};
-}
+using pallas_test::error_of;
 
 using Catch::Matchers::Contains;
 
