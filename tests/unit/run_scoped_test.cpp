@@ -16,6 +16,7 @@
 #include <catch2/catch.hpp>
 
 #include "../support/error_of.hpp"
+#include "../support/run_on.hpp"
 
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;
@@ -23,10 +24,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-template <int Cores, class... Scratch, class F>
-void run_on(F body) {
-  pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>, pl::scratch_types<Scratch...>)(body)();
-}
+using pallas_test::run_on;
 
 using pallas_test::error_of;
 

@@ -14,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "../support/error_of.hpp"
+#include "../support/run_on.hpp"
 #include "watchdog.hpp"
 
 namespace pl = pallas;
@@ -21,10 +22,7 @@ namespace pltpu = pallas::tpu;
 
 namespace {
 
-template <int Cores, class... Scratch, class F>
-void run_on(F body) {
-  pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>, pl::scratch_types<Scratch...>)(body)();
-}
+using pallas_test::run_on;
 
 using seconds = std::chrono::duration<double>;
 
