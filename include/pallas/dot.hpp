@@ -36,6 +36,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <pallas/detail/gemm.hpp>
 #include <pallas/detail/runtime/cost_counters.hpp>
 #include <pallas/dtype.hpp>
 #include <pallas/expr/assign.hpp>
@@ -45,33 +46,6 @@
 #include <pallas/expr/expression.hpp>
 #include <pallas/expr/shape_ops.hpp>
 #include <pallas/shape.hpp>
-
-#ifndef PALLAS_USE_EIGEN
-#  if __has_include(<Eigen/Core>)
-#    define PALLAS_USE_EIGEN 1
-#  else
-#    define PALLAS_USE_EIGEN 0
-// Silent by default (a -Werror build must not break); PALLAS_WARN_NO_EIGEN opts in.
-#    ifdef PALLAS_WARN_NO_EIGEN
-#      pragma message("pallas: <Eigen/Core> is not on the include path, so pl::dot uses " \
-                      "a plain loop, about 5-7x slower than Eigen's GEMM; add Eigen's "  \
-                      "directory (Debian: libeigen3-dev, -I/usr/include/eigen3), or "    \
-                      "define PALLAS_USE_EIGEN=0 to choose the loop")
-#    endif
-#  endif
-#endif
-#if PALLAS_USE_EIGEN
-// g++ 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's GEMM
-// is inlined at -O3 -march=native; the warning is a false positive.
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic push
-#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#  endif
-#  include <Eigen/Core>
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic pop
-#  endif
-#endif
 
 namespace pallas {
 
@@ -147,13 +121,7 @@ constexpr bool check_batch() {
 }
 
 // ---------------------------------------------------------------------------------------
-// GEMM kernels
-
-/// A canonical (batch, rows, cols) strided float matrix.
-struct matrix_view {
-  float const* data;
-  index_t batch_stride, row_stride, col_stride;
-};
+// the product as an expression (the GEMM kernels are in detail/gemm.hpp)
 
 /// Per-thread scratch tiles, reused across calls (no allocation in steady state).
 inline float* dot_scratch(int which, index_t n) {
@@ -172,85 +140,6 @@ inline float* dot_scratch(int which, index_t n) {
     t.capacity = n;
   }
   return t.data.get();
-}
-
-#if PALLAS_USE_EIGEN
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic push
-#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#  endif
-template <int AOrder, int BOrder>
-void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const* b, index_t ldb,
-                index_t m, index_t n, index_t k, int mode) {
-  using MA = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, AOrder>;
-  using MB = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
-  using MC = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<MA const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
-  Eigen::Map<MB const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
-  Eigen::Map<MC, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
-  if (mode == 0)
-    C.noalias() = A * B;
-  else if (mode > 0)
-    C.noalias() += A * B;
-  else
-    C.noalias() -= A * B;
-}
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic pop
-#  endif
-#endif
-
-/// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for
-/// mode 0, 1, -1. A and B have a unit stride along one of their dimensions.
-inline void gemm_f32(float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
-                     index_t m, index_t n, index_t k, int mode) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (mode == 0)
-      for (index_t i = 0; i < m; ++i)
-        for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
-    return;
-  }
-#if PALLAS_USE_EIGEN
-  bool const a_row = a.col_stride == 1;
-  bool const b_row = b.col_stride == 1;
-  index_t const lda = a_row ? a.row_stride : a.col_stride;
-  index_t const ldb = b_row ? b.row_stride : b.col_stride;
-  if (a_row && b_row)
-    eigen_gemm<Eigen::RowMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-  else if (a_row)
-    eigen_gemm<Eigen::RowMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-  else if (b_row)
-    eigen_gemm<Eigen::ColMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-  else
-    eigen_gemm<Eigen::ColMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-#else
-  if (mode == 0)
-    for (index_t i = 0; i < m; ++i)
-      for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
-  for (index_t i = 0; i < m; ++i) {
-    float* crow = c + i * ldc;
-    for (index_t p = 0; p < k; ++p) {
-      float const x = a.data[i * a.row_stride + p * a.col_stride] * static_cast<float>(mode >= 0 ? 1 : -1);
-      float const* brow = b.data + p * b.row_stride;
-      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j * b.col_stride];
-    }
-  }
-#endif
-}
-
-/// Integer GEMM in wrapping uint32 arithmetic: C (contiguous) = A * B.
-inline void gemm_u32(std::uint32_t* c, std::uint32_t const* a, std::uint32_t const* b, index_t m,
-                     index_t n, index_t k) {
-  for (index_t i = 0; i < m * n; ++i) c[i] = 0u;
-  for (index_t i = 0; i < m; ++i) {
-    std::uint32_t* crow = c + i * n;
-    for (index_t p = 0; p < k; ++p) {
-      std::uint32_t const x = a[i * k + p];
-      std::uint32_t const* brow = b + p * n;
-      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j];
-    }
-  }
 }
 
 template <class AOp>

@@ -5737,6 +5737,130 @@ using batch_of_t = boost::mp11::mp_eval_if<
 #include <type_traits>
 #include <utility>
 
+// ---- begin pallas/detail/gemm.hpp ----
+// The GEMM kernels behind pl::dot (dot.hpp): f32 on Eigen's GEMM mapped on strided
+// buffers (when <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, see config.hpp) or
+// on a plain loop, and integers in wrapping 32-bit arithmetic.
+
+#include <cstdint>
+
+
+#ifndef PALLAS_USE_EIGEN
+#  if __has_include(<Eigen/Core>)
+#    define PALLAS_USE_EIGEN 1
+#  else
+#    define PALLAS_USE_EIGEN 0
+// Silent by default (a -Werror build must not break); PALLAS_WARN_NO_EIGEN opts in.
+#    ifdef PALLAS_WARN_NO_EIGEN
+#      pragma message("pallas: <Eigen/Core> is not on the include path, so pl::dot uses " \
+                      "a plain loop, about 5-7x slower than Eigen's GEMM; add Eigen's "  \
+                      "directory (Debian: libeigen3-dev, -I/usr/include/eigen3), or "    \
+                      "define PALLAS_USE_EIGEN=0 to choose the loop")
+#    endif
+#  endif
+#endif
+#if PALLAS_USE_EIGEN
+// g++ 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's GEMM
+// is inlined at -O3 -march=native; the warning is a false positive.
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  endif
+#  include <Eigen/Core>
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic pop
+#  endif
+#endif
+
+namespace pallas::detail {
+
+/// A canonical (batch, rows, cols) strided float matrix.
+struct matrix_view {
+  float const* data;
+  index_t batch_stride, row_stride, col_stride;
+};
+
+#if PALLAS_USE_EIGEN
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  endif
+template <int AOrder, int BOrder>
+void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const* b, index_t ldb,
+                index_t m, index_t n, index_t k, int mode) {
+  using MA = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, AOrder>;
+  using MB = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
+  using MC = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  Eigen::Map<MA const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
+  Eigen::Map<MB const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
+  Eigen::Map<MC, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
+  if (mode == 0)
+    C.noalias() = A * B;
+  else if (mode > 0)
+    C.noalias() += A * B;
+  else
+    C.noalias() -= A * B;
+}
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic pop
+#  endif
+#endif
+
+/// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for
+/// mode 0, 1, -1. A and B have a unit stride along one of their dimensions.
+inline void gemm_f32(float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
+                     index_t m, index_t n, index_t k, int mode) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (mode == 0)
+      for (index_t i = 0; i < m; ++i)
+        for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
+    return;
+  }
+#if PALLAS_USE_EIGEN
+  bool const a_row = a.col_stride == 1;
+  bool const b_row = b.col_stride == 1;
+  index_t const lda = a_row ? a.row_stride : a.col_stride;
+  index_t const ldb = b_row ? b.row_stride : b.col_stride;
+  if (a_row && b_row)
+    eigen_gemm<Eigen::RowMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+  else if (a_row)
+    eigen_gemm<Eigen::RowMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+  else if (b_row)
+    eigen_gemm<Eigen::ColMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+  else
+    eigen_gemm<Eigen::ColMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+#else
+  if (mode == 0)
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
+  for (index_t i = 0; i < m; ++i) {
+    float* crow = c + i * ldc;
+    for (index_t p = 0; p < k; ++p) {
+      float const x = a.data[i * a.row_stride + p * a.col_stride] * static_cast<float>(mode >= 0 ? 1 : -1);
+      float const* brow = b.data + p * b.row_stride;
+      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j * b.col_stride];
+    }
+  }
+#endif
+}
+
+/// Integer GEMM in wrapping uint32 arithmetic: C (contiguous) = A * B.
+inline void gemm_u32(std::uint32_t* c, std::uint32_t const* a, std::uint32_t const* b, index_t m,
+                     index_t n, index_t k) {
+  for (index_t i = 0; i < m * n; ++i) c[i] = 0u;
+  for (index_t i = 0; i < m; ++i) {
+    std::uint32_t* crow = c + i * n;
+    for (index_t p = 0; p < k; ++p) {
+      std::uint32_t const x = a[i * k + p];
+      std::uint32_t const* brow = b + p * n;
+      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j];
+    }
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/gemm.hpp ----
 // ---- begin pallas/detail/runtime/cost_counters.hpp ----
 // The cost report's counters (tpu/cost_report.hpp): per core, plain integers that only the
 // core's own thread writes, merged by the launching thread after every core finished.
@@ -5858,33 +5982,6 @@ inline void count_dot(std::int64_t flops, bool wide) noexcept {
 }  // namespace pallas::detail
 // ---- end pallas/detail/runtime/cost_counters.hpp ----
 
-#ifndef PALLAS_USE_EIGEN
-#  if __has_include(<Eigen/Core>)
-#    define PALLAS_USE_EIGEN 1
-#  else
-#    define PALLAS_USE_EIGEN 0
-// Silent by default (a -Werror build must not break); PALLAS_WARN_NO_EIGEN opts in.
-#    ifdef PALLAS_WARN_NO_EIGEN
-#      pragma message("pallas: <Eigen/Core> is not on the include path, so pl::dot uses " \
-                      "a plain loop, about 5-7x slower than Eigen's GEMM; add Eigen's "  \
-                      "directory (Debian: libeigen3-dev, -I/usr/include/eigen3), or "    \
-                      "define PALLAS_USE_EIGEN=0 to choose the loop")
-#    endif
-#  endif
-#endif
-#if PALLAS_USE_EIGEN
-// g++ 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's GEMM
-// is inlined at -O3 -march=native; the warning is a false positive.
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic push
-#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#  endif
-#  include <Eigen/Core>
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic pop
-#  endif
-#endif
-
 namespace pallas {
 
 namespace detail {
@@ -5959,13 +6056,7 @@ constexpr bool check_batch() {
 }
 
 // ---------------------------------------------------------------------------------------
-// GEMM kernels
-
-/// A canonical (batch, rows, cols) strided float matrix.
-struct matrix_view {
-  float const* data;
-  index_t batch_stride, row_stride, col_stride;
-};
+// the product as an expression (the GEMM kernels are in detail/gemm.hpp)
 
 /// Per-thread scratch tiles, reused across calls (no allocation in steady state).
 inline float* dot_scratch(int which, index_t n) {
@@ -5984,85 +6075,6 @@ inline float* dot_scratch(int which, index_t n) {
     t.capacity = n;
   }
   return t.data.get();
-}
-
-#if PALLAS_USE_EIGEN
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic push
-#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#  endif
-template <int AOrder, int BOrder>
-void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const* b, index_t ldb,
-                index_t m, index_t n, index_t k, int mode) {
-  using MA = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, AOrder>;
-  using MB = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
-  using MC = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<MA const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
-  Eigen::Map<MB const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
-  Eigen::Map<MC, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
-  if (mode == 0)
-    C.noalias() = A * B;
-  else if (mode > 0)
-    C.noalias() += A * B;
-  else
-    C.noalias() -= A * B;
-}
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic pop
-#  endif
-#endif
-
-/// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for
-/// mode 0, 1, -1. A and B have a unit stride along one of their dimensions.
-inline void gemm_f32(float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
-                     index_t m, index_t n, index_t k, int mode) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (mode == 0)
-      for (index_t i = 0; i < m; ++i)
-        for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
-    return;
-  }
-#if PALLAS_USE_EIGEN
-  bool const a_row = a.col_stride == 1;
-  bool const b_row = b.col_stride == 1;
-  index_t const lda = a_row ? a.row_stride : a.col_stride;
-  index_t const ldb = b_row ? b.row_stride : b.col_stride;
-  if (a_row && b_row)
-    eigen_gemm<Eigen::RowMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-  else if (a_row)
-    eigen_gemm<Eigen::RowMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-  else if (b_row)
-    eigen_gemm<Eigen::ColMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-  else
-    eigen_gemm<Eigen::ColMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-#else
-  if (mode == 0)
-    for (index_t i = 0; i < m; ++i)
-      for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
-  for (index_t i = 0; i < m; ++i) {
-    float* crow = c + i * ldc;
-    for (index_t p = 0; p < k; ++p) {
-      float const x = a.data[i * a.row_stride + p * a.col_stride] * static_cast<float>(mode >= 0 ? 1 : -1);
-      float const* brow = b.data + p * b.row_stride;
-      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j * b.col_stride];
-    }
-  }
-#endif
-}
-
-/// Integer GEMM in wrapping uint32 arithmetic: C (contiguous) = A * B.
-inline void gemm_u32(std::uint32_t* c, std::uint32_t const* a, std::uint32_t const* b, index_t m,
-                     index_t n, index_t k) {
-  for (index_t i = 0; i < m * n; ++i) c[i] = 0u;
-  for (index_t i = 0; i < m; ++i) {
-    std::uint32_t* crow = c + i * n;
-    for (index_t p = 0; p < k; ++p) {
-      std::uint32_t const x = a[i * k + p];
-      std::uint32_t const* brow = b + p * n;
-      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j];
-    }
-  }
 }
 
 template <class AOp>
@@ -6458,19 +6470,60 @@ inline when_t when(bool condition) { return {condition}; }
 // reads/writes through check_access, copies, sync_copy); writes the hooks do not see
 // (element stores) are caught by a hash of the source taken at start() and verified when
 // the copy retires, and of the destination taken when the bytes move, and by a poisoned
-// destination that must still be poisoned when the bytes move.
+// destination that must still be poisoned when the bytes move (region_snapshot.hpp).
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
+// ---- begin pallas/detail/checked/memory_map.hpp ----
+// Where a core's VMEM and SMEM lie, so checked mode's messages can name an address by the
+// memory it is in ("VMEM+4096") and tell core-local memory from HBM.
+
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+
+namespace pallas::detail {
+
+/// Names a memory address by the core memory it lies in.
+struct memory_map {
+  std::byte const* vmem = nullptr;
+  std::int64_t vmem_bytes = 0;
+  std::byte const* smem = nullptr;
+  std::int64_t smem_bytes = 0;
+
+  memory_space space_of(void const* p) const noexcept {
+    auto const* b = static_cast<std::byte const*>(p);
+    if (vmem && b >= vmem && b < vmem + vmem_bytes) return memory_space::vmem;
+    if (smem && b >= smem && b < smem + smem_bytes) return memory_space::smem;
+    return memory_space::hbm;
+  }
+  bool is_local(void const* p) const noexcept { return space_of(p) != memory_space::hbm; }
+
+  /// "VMEM+4096" / "SMEM+0" / "HBM 0x7f12..."
+  std::string address(void const* p) const {
+    auto const* b = static_cast<std::byte const*>(p);
+    std::ostringstream out;
+    switch (space_of(p)) {
+      case memory_space::vmem: out << "VMEM+" << (b - vmem); break;
+      case memory_space::smem: out << "SMEM+" << (b - smem); break;
+      default: out << "HBM " << p; break;
+    }
+    return out.str();
+  }
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked/memory_map.hpp ----
 // ---- begin pallas/detail/checked/race_detector.hpp ----
 // Checked mode's happens-before race detector across the cores of a launch (Pallas
 // interpret mode's detect_races). Every core carries a vector clock (vector_clock.hpp):
@@ -6826,6 +6879,16 @@ class race_detector {
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/checked/race_detector.hpp ----
+// ---- begin pallas/detail/checked/region_snapshot.hpp ----
+// Snapshots of a region's bytes, for the writes checked mode's access hooks do not see
+// (element stores): a copy's source is hashed at start() and verified when it retires,
+// its destination is hashed when its bytes move, or poisoned at start() and verified to
+// still hold the poison when they move (checked_state.hpp).
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
 
 namespace pallas::detail {
 
@@ -6884,6 +6947,11 @@ inline bool region_holds(region const& r, std::byte const* pattern, std::int64_t
   return true;
 }
 
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked/region_snapshot.hpp ----
+
+namespace pallas::detail {
+
 /// One started copy, as checked mode sees it.
 struct copy_record {
   std::uint64_t id = 0;        ///< "copy #id" on its core, in start order from 1
@@ -6914,34 +6982,6 @@ struct semaphore_block {
   std::int64_t element_bytes = 4;
   char const* kind = "";       ///< REGULAR, DMA, BARRIER
   char const* origin = "";     ///< "scratch", "run_scoped"
-};
-
-/// Names a memory address by the core memory it lies in.
-struct memory_map {
-  std::byte const* vmem = nullptr;
-  std::int64_t vmem_bytes = 0;
-  std::byte const* smem = nullptr;
-  std::int64_t smem_bytes = 0;
-
-  memory_space space_of(void const* p) const noexcept {
-    auto const* b = static_cast<std::byte const*>(p);
-    if (vmem && b >= vmem && b < vmem + vmem_bytes) return memory_space::vmem;
-    if (smem && b >= smem && b < smem + smem_bytes) return memory_space::smem;
-    return memory_space::hbm;
-  }
-  bool is_local(void const* p) const noexcept { return space_of(p) != memory_space::hbm; }
-
-  /// "VMEM+4096" / "SMEM+0" / "HBM 0x7f12..."
-  std::string address(void const* p) const {
-    auto const* b = static_cast<std::byte const*>(p);
-    std::ostringstream out;
-    switch (space_of(p)) {
-      case memory_space::vmem: out << "VMEM+" << (b - vmem); break;
-      case memory_space::smem: out << "SMEM+" << (b - smem); break;
-      default: out << "HBM " << p; break;
-    }
-    return out.str();
-  }
 };
 
 /// A core's checked-mode state. The core itself changes it; other cores read the copies
@@ -7347,7 +7387,7 @@ class arena {
 //           random orders (which the seed must reproduce).
 //
 // This header holds the engine's state; dma_engine_ops.hpp its operations (they need the
-// core and the launch, which hold the engine).
+// core and the launch, which hold the engine), dma_shared_copies.hpp the thread executor's.
 
 #include <atomic>
 #include <cstddef>
@@ -8393,7 +8433,8 @@ inline constexpr std::size_t count_options = boost::mp11::mp_count_if<boost::mp1
 #include <vector>
 
 // ---- begin pallas/detail/runtime/dma_engine_ops.hpp ----
-// The DMA engine's operations (dma_engine.hpp has its state and executors):
+// The DMA engine's operations (dma_engine.hpp has its state and executors;
+// dma_shared_copies.hpp the copies it shares with the DMA thread):
 //
 //   core.dma.start(core, task, where)                   start a copy (applies the order)
 //   core.dma.wait(core, cell, value, who, where)        block until `cell` >= value, then
@@ -8563,6 +8604,18 @@ class wait_registration {
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/runtime/deadlock.hpp ----
+// ---- begin pallas/detail/runtime/dma_shared_copies.hpp ----
+// The DMA engine's copies shared with the device's DMA thread (the thread executor,
+// dma_engine.hpp): a started copy is published in chunks, which the DMA thread (serve) and
+// the waiting core (help, quiesce) claim; the mover of the last chunk signals.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
 // ---- begin pallas/detail/runtime/dma_thread.hpp ----
 // The device's DMA thread: one persistent std::jthread that moves the chunks of copies the
 // cores publish (dma_engine.hpp's thread executor) while the cores compute. It spins briefly
@@ -8694,147 +8747,6 @@ class dma_thread {
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/runtime/dma_thread.hpp ----
-// ---- begin pallas/detail/runtime/polling.hpp ----
-// Busy-polling a semaphore: `while (pl::semaphore_read(s) == 0) {}` is a wait the library
-// cannot see as one. A core that reads the same semaphore `polls_before_waiting` times in a
-// row, seeing the same value and doing no other semaphore or copy operation in between,
-// counts as waiting for it to change: deadlock detection (deadlock.hpp) then treats it like
-// a core blocked in semaphore_wait, and reports the loop that nothing can end instead of
-// hanging. Its next read of another value, or its next synchronization, ends the wait. A
-// core that stops polling without either (the loop gave up by itself) keeps the record
-// until then, which is harmless: a deadlock is reported only when every blocked core
-// confirms, in its own wait, that its semaphore is still short.
-
-#include <atomic>
-#include <cstdint>
-
-// ---- begin pallas/detail/runtime/random_order.hpp ----
-// The random DMA order's choices: each core draws its DMA choices from its own seeded
-// generator, and the cores interleave as the launch's seeded generator says
-// (interleaving.hpp), so that a launch's run depends only on the seed.
-
-#include <chrono>
-#include <cstdint>
-#include <thread>
-
-
-namespace pallas::detail {
-
-/// The next of the core's seeded random numbers (splitmix64).
-inline std::uint64_t next_random(core_state& core) noexcept { return core.dma.next_random(); }
-
-/// The start of a core's job: it runs once it holds the token.
-inline void interleave_begin(core_state& core) {
-  interleaving& il = core.launch->interleave;
-  if (il.active()) il.wait_for(core.index);
-}
-
-/// A synchronization point: the token may go to another core.
-inline void interleave_point(core_state& core) {
-  interleaving& il = core.launch->interleave;
-  if (!il.active()) return;
-  ++il.progress;
-  int const next = il.pick();
-  if (next < 0 || next == core.index) return;
-  il.pass_to(next);
-  il.wait_for(core.index);
-  core.launch->check_aborted();
-}
-
-/// A wait that cannot be satisfied now: the token goes to a core that can run, and comes
-/// back when something may have changed. Returns false when no core can run any more (a
-/// deadlock: the caller reports it).
-inline bool interleave_block(core_state& core) {
-  interleaving& il = core.launch->interleave;
-  if (!il.active()) return true;  // given up: the caller waits as in the other orders
-  auto const me = static_cast<std::size_t>(core.index);
-  il.slots[me].now = interleaving::state::blocked;
-  il.slots[me].blocked_at = il.progress;
-  int const next = il.pick();
-  if (next < 0) return false;
-  il.pass_to(next);
-  il.wait_for(core.index);
-  // Still taking turns: this core holds the token. Given up: it may not, and the slots
-  // belong to whichever core still does.
-  if (il.active()) il.slots[me].now = interleaving::state::runnable;
-  core.launch->check_aborted();
-  return true;
-}
-
-/// The end of a core's job (also when it throws): the token goes on.
-inline void interleave_end(core_state& core) {
-  interleaving& il = core.launch->interleave;
-  if (!il.active()) return;
-  il.slots[static_cast<std::size_t>(core.index)].now = interleaving::state::finished;
-  ++il.progress;
-  int next = il.pick();
-  if (next < 0)  // every other core is blocked for good: one of them reports the deadlock
-    for (std::size_t c = 0; c < il.slots.size() && next < 0; ++c)
-      if (il.slots[c].now == interleaving::state::blocked) next = static_cast<int>(c);
-  if (next >= 0) il.pass_to(next);
-}
-
-/// Every core waits here once, after allocating its scratch and before its body runs, so
-/// that no core signals a semaphore another core has not allocated yet.
-inline void start_barrier(core_state& core) {
-  launch_state& launch = *core.launch;
-  if (!launch.interleave.active()) {
-    launch.start_barrier();
-    return;
-  }
-  launch.arrived.fetch_add(1, std::memory_order_acq_rel);
-  ++launch.interleave.progress;
-  while (launch.arrived.load(std::memory_order_acquire) < launch.num_cores) {
-    if (!launch.interleave.active()) return launch.start_barrier_wait();
-    if (!interleave_block(core)) break;  // the others failed or finished
-  }
-}
-
-/// In the random order, a synchronization point (semaphore operations, copy starts and
-/// waits): another core may run from here, as the seed says (interleaving.hpp).
-inline void perturb(core_state& core) { interleave_point(core); }
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/runtime/random_order.hpp ----
-
-namespace pallas::detail {
-
-/// Reads of one unchanged semaphore in a row after which a core counts as waiting.
-inline constexpr int polls_before_waiting = 64;
-
-/// The core stops polling: it synchronizes otherwise, or saw a new value.
-inline void end_polling(core_state& core) noexcept {
-  leave_wait(core, core.poll.watch);
-  core.poll.cell = nullptr;
-  core.poll.reads = 0;
-}
-
-/// Notes that the core read `value` from `cell` at `where`; may throw pallas::deadlock_error.
-inline void note_semaphore_read(core_state& core, std::atomic<std::int32_t> const& cell, std::int32_t value,
-                                place where) {
-  semaphore_poll& p = core.poll;
-  if (p.cell != &cell || p.value != value) {
-    end_polling(core);
-    p.cell = &cell;
-    p.value = value;
-    return;
-  }
-  if (++p.reads < polls_before_waiting) return;
-  launch_state& launch = *core.launch;
-  if (launch.interleave.active()) {  // the cores take turns: a core that can run gets the token
-    p.reads = 0;
-    enter_wait(core, p.watch, &cell, value, polling_who, where);
-    bool const someone_ran = interleave_block(core);
-    leave_wait(core, p.watch);
-    if (!someone_ran) report_deadlock(launch);
-    return;
-  }
-  enter_wait(core, p.watch, &cell, value, polling_who, where);
-  poll_wait(core, p.watch, [&] { return cell.load(std::memory_order_acquire) == value; });
-}
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/runtime/polling.hpp ----
 // ---- begin pallas/trace/recorder.hpp ----
 // The process-wide trace recorder: spans and launches recorded while tracing is on
 // (pl::trace::start(), or PALLAS_TRACE=file in the environment, written at exit), and the
@@ -9492,104 +9404,6 @@ inline bool enabled() { return detail::recorder::instance().enabled(); }
 
 namespace pallas::detail {
 
-inline void dma_engine::reset(dma_order_policy order, std::uint64_t core_seed, dma_thread* thread,
-                              std::int64_t thread_min_bytes) {
-  quiesce();
-  queue_.clear();
-  {
-    std::lock_guard lock(shared_mutex_);
-    shared_.clear();
-    for (auto& c : pool_) c.in_use = false;
-  }
-  order_ = order;
-  thread_ = order.order == dma_order::on_wait ? thread : nullptr;
-  thread_min_bytes_ = thread_min_bytes;
-  copy_count_ = 0;
-  random_state_ = core_seed;
-}
-
-/// Moves a copy's bytes now and signals its semaphore (checked mode: verifies and records
-/// the move of a tracked copy).
-template <class Core>
-void dma_engine::run_now(Core& core, dma_task const& task, place where) {
-  if constexpr (checked_mode) {
-    if (task.tracked) core.checked.before_move(task.id, where);
-  }
-  task.move_bytes();
-  if constexpr (checked_mode) {
-    if (task.tracked) core.checked.after_move(task.id);
-  }
-  task.signal();
-}
-
-template <class Core>
-void dma_engine::run_queued_at(Core& core, std::size_t k, place where) {
-  dma_task const task = queue_[k];
-  queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
-  run_now(core, task, where);
-}
-
-/// Runs one queued copy that signals `cell` (the oldest, or a random one in the random
-/// order); false if there is none.
-template <class Core>
-bool dma_engine::run_queued_for(Core& core, std::atomic<std::int32_t> const* cell, place where) {
-  bool const random = order_.order == dma_order::random;
-  std::size_t matches = 0, first = queue_.size();
-  for (std::size_t k = 0; k < queue_.size(); ++k)
-    if (queue_[k].semaphore == cell) {
-      if (matches++ == 0) first = k;
-      if (!random) break;
-    }
-  if (matches == 0) return false;
-  if (random && matches > 1) {
-    auto pick = static_cast<std::size_t>(next_random() % matches);
-    for (std::size_t k = first; k < queue_.size(); ++k)
-      if (queue_[k].semaphore == cell && pick-- == 0) {
-        run_queued_at(core, k, where);
-        return true;
-      }
-  }
-  run_queued_at(core, first, where);
-  return true;
-}
-
-/// Random order: sometimes completes an unrelated queued copy early.
-template <class Core>
-void dma_engine::maybe_complete_early(Core& core, place where) {
-  if (order_.order != dma_order::random || queue_.empty()) return;
-  std::uint64_t const r = next_random();
-  if ((r & 3) != 0) return;
-  run_queued_at(core, static_cast<std::size_t>((r >> 2) % queue_.size()), where);
-}
-
-template <class Core>
-void dma_engine::start(Core& core, dma_task task, place where) {
-  end_polling(core);
-  ++copy_count_;
-  if (!task.tracked) task.id = copy_count_;
-  if constexpr (checked_mode) {
-    if (core.checked.races)
-      core.checked.race_copy(task.src_region(), task.dst_region(), task.semaphore,
-                             where.known() ? "async copy" : "pipeline copy", where);
-  }
-  if (order_.order == dma_order::eager) {
-    run_now(core, task, where);
-    return;
-  }
-  if (order_.order == dma_order::random) {
-    perturb(core);
-    if ((next_random() & 3) == 0) {
-      run_now(core, task, where);
-      return;
-    }
-  }
-  if (thread_ && !task.tracked && !task.streaming && task.bytes >= thread_min_bytes_) {
-    publish(task, core.launch->id);
-    return;
-  }
-  queue_.push_back(task);
-}
-
 inline void dma_engine::prune_locked() {
   // Copies whose chunks all moved and that no thread holds any more go back to the pool.
   auto done = [](shared_copy* c) {
@@ -9735,6 +9549,250 @@ inline void dma_engine::quiesce() {
         std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
   prune_locked();
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/dma_shared_copies.hpp ----
+// ---- begin pallas/detail/runtime/polling.hpp ----
+// Busy-polling a semaphore: `while (pl::semaphore_read(s) == 0) {}` is a wait the library
+// cannot see as one. A core that reads the same semaphore `polls_before_waiting` times in a
+// row, seeing the same value and doing no other semaphore or copy operation in between,
+// counts as waiting for it to change: deadlock detection (deadlock.hpp) then treats it like
+// a core blocked in semaphore_wait, and reports the loop that nothing can end instead of
+// hanging. Its next read of another value, or its next synchronization, ends the wait. A
+// core that stops polling without either (the loop gave up by itself) keeps the record
+// until then, which is harmless: a deadlock is reported only when every blocked core
+// confirms, in its own wait, that its semaphore is still short.
+
+#include <atomic>
+#include <cstdint>
+
+// ---- begin pallas/detail/runtime/random_order.hpp ----
+// The random DMA order's choices: each core draws its DMA choices from its own seeded
+// generator, and the cores interleave as the launch's seeded generator says
+// (interleaving.hpp), so that a launch's run depends only on the seed.
+
+#include <chrono>
+#include <cstdint>
+#include <thread>
+
+
+namespace pallas::detail {
+
+/// The next of the core's seeded random numbers (splitmix64).
+inline std::uint64_t next_random(core_state& core) noexcept { return core.dma.next_random(); }
+
+/// The start of a core's job: it runs once it holds the token.
+inline void interleave_begin(core_state& core) {
+  interleaving& il = core.launch->interleave;
+  if (il.active()) il.wait_for(core.index);
+}
+
+/// A synchronization point: the token may go to another core.
+inline void interleave_point(core_state& core) {
+  interleaving& il = core.launch->interleave;
+  if (!il.active()) return;
+  ++il.progress;
+  int const next = il.pick();
+  if (next < 0 || next == core.index) return;
+  il.pass_to(next);
+  il.wait_for(core.index);
+  core.launch->check_aborted();
+}
+
+/// A wait that cannot be satisfied now: the token goes to a core that can run, and comes
+/// back when something may have changed. Returns false when no core can run any more (a
+/// deadlock: the caller reports it).
+inline bool interleave_block(core_state& core) {
+  interleaving& il = core.launch->interleave;
+  if (!il.active()) return true;  // given up: the caller waits as in the other orders
+  auto const me = static_cast<std::size_t>(core.index);
+  il.slots[me].now = interleaving::state::blocked;
+  il.slots[me].blocked_at = il.progress;
+  int const next = il.pick();
+  if (next < 0) return false;
+  il.pass_to(next);
+  il.wait_for(core.index);
+  // Still taking turns: this core holds the token. Given up: it may not, and the slots
+  // belong to whichever core still does.
+  if (il.active()) il.slots[me].now = interleaving::state::runnable;
+  core.launch->check_aborted();
+  return true;
+}
+
+/// The end of a core's job (also when it throws): the token goes on.
+inline void interleave_end(core_state& core) {
+  interleaving& il = core.launch->interleave;
+  if (!il.active()) return;
+  il.slots[static_cast<std::size_t>(core.index)].now = interleaving::state::finished;
+  ++il.progress;
+  int next = il.pick();
+  if (next < 0)  // every other core is blocked for good: one of them reports the deadlock
+    for (std::size_t c = 0; c < il.slots.size() && next < 0; ++c)
+      if (il.slots[c].now == interleaving::state::blocked) next = static_cast<int>(c);
+  if (next >= 0) il.pass_to(next);
+}
+
+/// Every core waits here once, after allocating its scratch and before its body runs, so
+/// that no core signals a semaphore another core has not allocated yet.
+inline void start_barrier(core_state& core) {
+  launch_state& launch = *core.launch;
+  if (!launch.interleave.active()) {
+    launch.start_barrier();
+    return;
+  }
+  launch.arrived.fetch_add(1, std::memory_order_acq_rel);
+  ++launch.interleave.progress;
+  while (launch.arrived.load(std::memory_order_acquire) < launch.num_cores) {
+    if (!launch.interleave.active()) return launch.start_barrier_wait();
+    if (!interleave_block(core)) break;  // the others failed or finished
+  }
+}
+
+/// In the random order, a synchronization point (semaphore operations, copy starts and
+/// waits): another core may run from here, as the seed says (interleaving.hpp).
+inline void perturb(core_state& core) { interleave_point(core); }
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/random_order.hpp ----
+
+namespace pallas::detail {
+
+/// Reads of one unchanged semaphore in a row after which a core counts as waiting.
+inline constexpr int polls_before_waiting = 64;
+
+/// The core stops polling: it synchronizes otherwise, or saw a new value.
+inline void end_polling(core_state& core) noexcept {
+  leave_wait(core, core.poll.watch);
+  core.poll.cell = nullptr;
+  core.poll.reads = 0;
+}
+
+/// Notes that the core read `value` from `cell` at `where`; may throw pallas::deadlock_error.
+inline void note_semaphore_read(core_state& core, std::atomic<std::int32_t> const& cell, std::int32_t value,
+                                place where) {
+  semaphore_poll& p = core.poll;
+  if (p.cell != &cell || p.value != value) {
+    end_polling(core);
+    p.cell = &cell;
+    p.value = value;
+    return;
+  }
+  if (++p.reads < polls_before_waiting) return;
+  launch_state& launch = *core.launch;
+  if (launch.interleave.active()) {  // the cores take turns: a core that can run gets the token
+    p.reads = 0;
+    enter_wait(core, p.watch, &cell, value, polling_who, where);
+    bool const someone_ran = interleave_block(core);
+    leave_wait(core, p.watch);
+    if (!someone_ran) report_deadlock(launch);
+    return;
+  }
+  enter_wait(core, p.watch, &cell, value, polling_who, where);
+  poll_wait(core, p.watch, [&] { return cell.load(std::memory_order_acquire) == value; });
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/polling.hpp ----
+
+namespace pallas::detail {
+
+inline void dma_engine::reset(dma_order_policy order, std::uint64_t core_seed, dma_thread* thread,
+                              std::int64_t thread_min_bytes) {
+  quiesce();
+  queue_.clear();
+  {
+    std::lock_guard lock(shared_mutex_);
+    shared_.clear();
+    for (auto& c : pool_) c.in_use = false;
+  }
+  order_ = order;
+  thread_ = order.order == dma_order::on_wait ? thread : nullptr;
+  thread_min_bytes_ = thread_min_bytes;
+  copy_count_ = 0;
+  random_state_ = core_seed;
+}
+
+/// Moves a copy's bytes now and signals its semaphore (checked mode: verifies and records
+/// the move of a tracked copy).
+template <class Core>
+void dma_engine::run_now(Core& core, dma_task const& task, place where) {
+  if constexpr (checked_mode) {
+    if (task.tracked) core.checked.before_move(task.id, where);
+  }
+  task.move_bytes();
+  if constexpr (checked_mode) {
+    if (task.tracked) core.checked.after_move(task.id);
+  }
+  task.signal();
+}
+
+template <class Core>
+void dma_engine::run_queued_at(Core& core, std::size_t k, place where) {
+  dma_task const task = queue_[k];
+  queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
+  run_now(core, task, where);
+}
+
+/// Runs one queued copy that signals `cell` (the oldest, or a random one in the random
+/// order); false if there is none.
+template <class Core>
+bool dma_engine::run_queued_for(Core& core, std::atomic<std::int32_t> const* cell, place where) {
+  bool const random = order_.order == dma_order::random;
+  std::size_t matches = 0, first = queue_.size();
+  for (std::size_t k = 0; k < queue_.size(); ++k)
+    if (queue_[k].semaphore == cell) {
+      if (matches++ == 0) first = k;
+      if (!random) break;
+    }
+  if (matches == 0) return false;
+  if (random && matches > 1) {
+    auto pick = static_cast<std::size_t>(next_random() % matches);
+    for (std::size_t k = first; k < queue_.size(); ++k)
+      if (queue_[k].semaphore == cell && pick-- == 0) {
+        run_queued_at(core, k, where);
+        return true;
+      }
+  }
+  run_queued_at(core, first, where);
+  return true;
+}
+
+/// Random order: sometimes completes an unrelated queued copy early.
+template <class Core>
+void dma_engine::maybe_complete_early(Core& core, place where) {
+  if (order_.order != dma_order::random || queue_.empty()) return;
+  std::uint64_t const r = next_random();
+  if ((r & 3) != 0) return;
+  run_queued_at(core, static_cast<std::size_t>((r >> 2) % queue_.size()), where);
+}
+
+template <class Core>
+void dma_engine::start(Core& core, dma_task task, place where) {
+  end_polling(core);
+  ++copy_count_;
+  if (!task.tracked) task.id = copy_count_;
+  if constexpr (checked_mode) {
+    if (core.checked.races)
+      core.checked.race_copy(task.src_region(), task.dst_region(), task.semaphore,
+                             where.known() ? "async copy" : "pipeline copy", where);
+  }
+  if (order_.order == dma_order::eager) {
+    run_now(core, task, where);
+    return;
+  }
+  if (order_.order == dma_order::random) {
+    perturb(core);
+    if ((next_random() & 3) == 0) {
+      run_now(core, task, where);
+      return;
+    }
+  }
+  if (thread_ && !task.tracked && !task.streaming && task.bytes >= thread_min_bytes_) {
+    publish(task, core.launch->id);
+    return;
+  }
+  queue_.push_back(task);
 }
 
 template <class Core>

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/error_of.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -19,16 +21,7 @@ namespace pl = pallas;
 
 namespace {
 
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("expected an exception");
-  return {};
-}
+using pallas_test::error_of;
 
 template <class T>
 std::string printed(T const& value) {
@@ -68,7 +61,7 @@ TEST_CASE("Array: initializer list in row-major order", "[array]") {
   int expected = 1;
   for (pl::index_t i = 0; i < 2; ++i)
     for (pl::index_t j = 0; j < 3; ++j) CHECK(a(i, j) == expected++);
-  auto const msg = message_of<pl::shape_error>([] { pl::Array<int, 2, 3> b{1, 2, 3}; (void)b; });
+  auto const msg = error_of<pl::shape_error>([] { pl::Array<int, 2, 3> b{1, 2, 3}; (void)b; });
   CHECK_THAT(msg, Catch::Contains("3 values"));
   CHECK_THAT(msg, Catch::Contains("(2, 3)"));
   CHECK_THROWS_AS((pl::Array<int, 2>{1, 2, 3}), pl::shape_error);
@@ -98,7 +91,7 @@ TEST_CASE("Array: from a span", "[array]") {
   CHECK(d.extent(0) == 3);
   CHECK(d(2, 1) == 15.0);
 
-  auto const msg = message_of<pl::shape_error>([&] { (void)pl::Array<double, 4, 2>::from(values); });
+  auto const msg = error_of<pl::shape_error>([&] { (void)pl::Array<double, 4, 2>::from(values); });
   CHECK_THAT(msg, Catch::Contains("6 values"));
   CHECK_THAT(msg, Catch::Contains("8 elements"));
   CHECK_THROWS_AS((pl::Array<double, pl::dyn>::from(values, 5)), pl::shape_error);
@@ -170,11 +163,11 @@ TEST_CASE("Array: element access is bounds-checked", "[array]") {
   CHECK(std::as_const(a)(1, 2) == 4.0f);
   CHECK(a(pl::c<1>, 2) == 4.0f);
 
-  auto const msg = message_of<pl::index_error>([&] { (void)a(2, 0); });
+  auto const msg = error_of<pl::index_error>([&] { (void)a(2, 0); });
   CHECK_THAT(msg, Catch::Contains("index 2"));
   CHECK_THAT(msg, Catch::Contains("dimension 0"));
   CHECK_THAT(msg, Catch::Contains("extent 2"));
-  auto const msg1 = message_of<pl::index_error>([&] { (void)std::as_const(a)(0, 3); });
+  auto const msg1 = error_of<pl::index_error>([&] { (void)std::as_const(a)(0, 3); });
   CHECK_THAT(msg1, Catch::Contains("dimension 1"));
   CHECK_THAT(msg1, Catch::Contains("extent 3"));
   CHECK_THROWS_AS(a(-1, 0), pl::index_error);

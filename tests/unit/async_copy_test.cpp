@@ -16,11 +16,6 @@ namespace pltpu = pallas::tpu;
 
 namespace {
 
-template <int Cores, class... Scratch, class F>
-void run_on(F body) {
-  pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>, pl::scratch_types<Scratch...>)(body)();
-}
-
 template <class T, pl::index_t... D>
 pl::Array<T, D...> iota_array(int offset = 0) {
   pl::Array<T, D...> a;

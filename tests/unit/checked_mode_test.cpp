@@ -14,22 +14,15 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/error_of.hpp"
+
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;
 using Catch::Matchers::Contains;
 
 namespace {
 
-template <class E = pl::error, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("no error was thrown");
-  return {};
-}
+using pallas_test::error_of;
 
 std::string at_line(int line) { return "checked_mode_test.cpp:" + std::to_string(line); }
 

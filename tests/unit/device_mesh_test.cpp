@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/error_of.hpp"
 #include "watchdog.hpp"
 
 namespace pl = pallas;
@@ -18,16 +19,7 @@ namespace pltpu = pallas::tpu;
 
 namespace {
 
-template <class E = pl::error, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("no error was thrown");
-  return {};
-}
+using pallas_test::error_of;
 
 using Catch::Matchers::Contains;
 

@@ -13,16 +13,15 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/run_on.hpp"
+
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;
 using Catch::Matchers::Contains;
 
 namespace {
 
-template <int Cores, class... Scratch, class F>
-void run_on(F body) {
-  pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>, pl::scratch_types<Scratch...>)(body)();
-}
+using pallas_test::run_on;
 
 }  // namespace
 

@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/error_of.hpp"
+
 #include <array>
 #include <atomic>
 #include <cmath>
@@ -24,16 +26,7 @@ namespace pltpu = pallas::tpu;
 
 namespace {
 
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("expected an exception");
-  return {};
-}
+using pallas_test::error_of;
 
 int device_threads() { return pl::detail::device::instance().num_threads(); }
 
@@ -230,7 +223,7 @@ TEST_CASE("kernel: an exception on one core reaches the caller; the device stays
 
   auto once = [&]<int N>(std::integral_constant<int, N>, int bad) {
     INFO(N << " cores, core " << bad << " throws");
-    auto const msg = message_of<std::runtime_error>([&] { launch_throwing_on<N>(bad); });
+    auto const msg = error_of<std::runtime_error>([&] { launch_throwing_on<N>(bad); });
     CHECK(msg == "boom on core " + std::to_string(bad));
     // The next launch on the same cores works.
     CHECK(is_iota(iota<pltpu::TensorCoreMesh<"core", N>>()));
@@ -257,7 +250,7 @@ TEST_CASE("kernel: when every core throws, one exception arrives", "[kernel]") {
 }
 
 TEST_CASE("kernel: library errors inside a kernel name the core", "[kernel]") {
-  auto const msg = message_of<pl::index_error>([] {
+  auto const msg = error_of<pl::index_error>([] {
     pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 256>>, pl::mesh<pltpu::TensorCoreMesh<"core", 2>>,
                pl::scratch_types<pltpu::VMEM<float, 128>>)([](auto o_ref, auto v) {
       auto const i = pl::axis_index<"core">();
@@ -272,7 +265,7 @@ TEST_CASE("kernel: library errors inside a kernel name the core", "[kernel]") {
 }
 
 TEST_CASE("kernel: an axis name the mesh lacks is an error naming it", "[kernel]") {
-  auto const msg = message_of<pl::error>([] {
+  auto const msg = error_of<pl::error>([] {
     pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8>>, pl::mesh<pltpu::TensorCoreMesh<"core", 2>>)(
         [](auto) { (void)pl::axis_index<"x">(); })();
   });
@@ -360,7 +353,7 @@ TEST_CASE("kernel: scratch and outputs start poisoned in checked mode", "[kernel
 }
 
 TEST_CASE("program_id and axis_index outside their context are errors", "[kernel]") {
-  auto const in_kernel = message_of<pl::error>([] {
+  auto const in_kernel = error_of<pl::error>([] {
     pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8>>, pl::mesh<pltpu::TensorCoreMesh<"core", 2>>)(
         [](auto) { (void)pl::program_id(0); })();
   });
@@ -370,7 +363,7 @@ TEST_CASE("program_id and axis_index outside their context are errors", "[kernel
                       [](auto) { (void)pl::num_programs(0); })(),
                   pl::error);
 
-  auto const outside = message_of<pl::error>([] { (void)pl::program_id(0); });
+  auto const outside = error_of<pl::error>([] { (void)pl::program_id(0); });
   CHECK_THAT(outside, Catch::Contains("outside a kernel"));
   CHECK_THROWS_AS(pl::axis_index<"core">(), pl::error);
   CHECK_THROWS_AS(pl::axis_size<"core">(), pl::error);
@@ -378,7 +371,7 @@ TEST_CASE("program_id and axis_index outside their context are errors", "[kernel
 
 TEST_CASE("sync_copy: run-time extents that differ are a shape_error", "[kernel]") {
   pl::Array<float, pl::dyn> const x(100);
-  auto const msg = message_of<pl::shape_error>([&] {
+  auto const msg = error_of<pl::shape_error>([&] {
     pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>,
                pl::scratch_types<pltpu::VMEM<float, 128>>)([](auto x_ref, auto o_ref, auto v) {
       pltpu::sync_copy(x_ref, v);  // (100,) into (128,)
@@ -406,7 +399,7 @@ TEST_CASE("sync_copy: run-time extents that differ are a shape_error", "[kernel]
 }
 
 TEST_CASE("kernel: launching from inside a kernel is an error", "[kernel]") {
-  auto const msg = message_of<pl::error>([] {
+  auto const msg = error_of<pl::error>([] {
     pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8>>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>)([](auto) {
       (void)make_fill_42()();
     })();

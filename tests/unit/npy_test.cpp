@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "../npy/npy_values.hpp"
+#include "../support/error_of.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -71,16 +72,7 @@ std::string npy_file(std::string const& dict, std::string const& data) {
   return out + dict + std::string(pad, ' ') + "\n" + data;
 }
 
-template <class E = pl::io_error, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("expected an exception");
-  return {};
-}
+using pallas_test::error_of;
 
 template <pl::index_t>
 inline constexpr pl::index_t as_dyn = pl::dyn;
@@ -207,40 +199,40 @@ TEST_CASE("npy: load_npy reads numpy's files: versions 1-3, both byte orders, Fo
 TEST_CASE("npy: a file of another dtype is an io_error naming the file and both dtypes", "[npy]") {
   scratch_dir const dir;
   fs::path const f8_file = write_file(dir / "doubles.npy", from_hex(f8));
-  std::string msg = message_of([&] { (void)pl::load_npy<float, 1>(f8_file); });
+  std::string msg = error_of<pl::io_error>([&] { (void)pl::load_npy<float, 1>(f8_file); });
   CHECK_THAT(msg, Catch::Contains("pallas::load_npy: '" + f8_file.string() + "'"));
   CHECK_THAT(msg, Catch::Contains("holds dtype '<f8' (float64)"));
   CHECK_THAT(msg, Catch::Contains("pl::load_npy<float> reads '<f4' (float32)"));
   CHECK_THAT(msg, Catch::Contains("a.astype(np.float32)"));
 
   fs::path const f4_file = write_file(dir / "floats.npy", from_hex(f4_2x3));
-  msg = message_of([&] { (void)pl::load_npy<pl::bfloat16, 2, 3>(f4_file); });
+  msg = error_of<pl::io_error>([&] { (void)pl::load_npy<pl::bfloat16, 2, 3>(f4_file); });
   CHECK_THAT(msg, Catch::Contains("'<f4' (float32)"));
   CHECK_THAT(
       msg, Catch::Contains(
                "pl::load_npy<pl::bfloat16> reads '<V2' (ml_dtypes' bfloat16) or '<u2' (its bits)"));
-  msg = message_of([&] { (void)pl::load_npy<std::int32_t, 2, 3>(f4_file); });
+  msg = error_of<pl::io_error>([&] { (void)pl::load_npy<std::int32_t, 2, 3>(f4_file); });
   CHECK_THAT(msg, Catch::Contains("pl::load_npy<std::int32_t> reads '<i4' (int32)"));
 
   // Same item size, other kind: never reinterpreted.
   fs::path const bool_file = write_file(dir / "bools.npy", from_hex(b1));
-  CHECK_THAT(message_of([&] { (void)pl::load_npy<std::int8_t, 3>(bool_file); }),
+  CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<std::int8_t, 3>(bool_file); }),
              Catch::Contains("holds dtype '|b1' (bool)"));
   fs::path const void_file = write_file(dir / "void.npy", from_hex(bf16_ml_dtypes));
-  CHECK_THAT(message_of([&] { (void)pl::load_npy<pl::float16, 3>(void_file); }),
+  CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<pl::float16, 3>(void_file); }),
              Catch::Contains("holds dtype '<V2' (void16: ml_dtypes' bfloat16), but "
                              "pl::load_npy<pl::float16> reads '<f2'"));
   fs::path const u2_file = write_file(dir / "u2.npy", from_hex(bf16_u2));
-  CHECK_THAT(message_of([&] { (void)pl::load_npy<pl::float16, 3>(u2_file); }),
+  CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<pl::float16, 3>(u2_file); }),
              Catch::Contains("holds dtype '<u2' (uint16)"));
-  CHECK_THAT(message_of([&] { (void)pl::load_npy<std::int16_t, 3>(u2_file); }),
+  CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<std::int16_t, 3>(u2_file); }),
              Catch::Contains("holds dtype '<u2' (uint16)"));
 
   fs::path const unicode = write_file(
       dir / "unicode.npy",
       npy_file("{'descr': '<U8', 'fortran_order': False, 'shape': (1,), }", std::string(32, 'a')));
   CHECK_THAT(
-      message_of([&] { (void)pl::load_npy<float, 1>(unicode); }),
+      error_of<pl::io_error>([&] { (void)pl::load_npy<float, 1>(unicode); }),
       Catch::Contains("dtype '<U8' is not one pallas reads; pl::load_npy<float> reads '<f4'"));
 }
 
@@ -248,17 +240,17 @@ TEST_CASE("npy: a file of another shape is an io_error naming both shapes", "[np
   scratch_dir const dir;
   fs::path const file = write_file(dir / "f.npy", from_hex(f4_2x3));
   CHECK_THAT(
-      message_of([&] { (void)pl::load_npy<float, 3, 2>(file); }),
+      error_of<pl::io_error>([&] { (void)pl::load_npy<float, 3, 2>(file); }),
       Catch::Contains("'" + file.string() +
                       "': holds shape (2, 3), but pl::load_npy<float, 3, 2> expects (3, 2)"));
   CHECK_THAT(
-      message_of([&] { (void)pl::load_npy<float, pl::dyn, 2>(file); }),
+      error_of<pl::io_error>([&] { (void)pl::load_npy<float, pl::dyn, 2>(file); }),
       Catch::Contains("holds shape (2, 3), but pl::load_npy<float, pl::dyn, 2> expects (dyn, 2)"));
-  CHECK_THAT(message_of([&] { (void)pl::load_npy<float, pl::dyn>(file); }),
+  CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<float, pl::dyn>(file); }),
              Catch::Contains("expects (dyn,)"));
-  CHECK_THAT(message_of([&] { (void)pl::load_npy<float, 2, 3, 1>(file); }),
+  CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<float, 2, 3, 1>(file); }),
              Catch::Contains("expects (2, 3, 1)"));
-  CHECK_THAT(message_of([&] { (void)pl::load_npy<float>(file); }), Catch::Contains("expects ()"));
+  CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<float>(file); }), Catch::Contains("expects ()"));
   CHECK(pl::load_npy<float, 2, pl::dyn>(file).extent(1) == 3);
 }
 
@@ -268,9 +260,9 @@ TEST_CASE("npy: files that are not valid .npy files are io_errors", "[npy]") {
   auto const load = [&](std::string const& bytes) {
     static int n = 0;
     fs::path const p = write_file(dir / ("bad" + std::to_string(n++) + ".npy"), bytes);
-    return message_of([&] { (void)pl::load_npy<float, 2, 3>(p); });
+    return error_of<pl::io_error>([&] { (void)pl::load_npy<float, 2, 3>(p); });
   };
-  CHECK_THAT(message_of([&] { (void)pl::load_npy<float, 2, 3>(dir / "missing.npy"); }),
+  CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<float, 2, 3>(dir / "missing.npy"); }),
              Catch::Contains("missing.npy': cannot open for reading"));
   CHECK_THAT(load(""), Catch::Contains("not a .npy file"));
   CHECK_THAT(load("x,y\n1,2\n3,4\n"), Catch::Contains("not a .npy file"));
@@ -321,7 +313,7 @@ TEST_CASE("npy: files that are not valid .npy files are io_errors", "[npy]") {
       dir / "overflow.npy",
       npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999, 99999999999), }",
                data));
-  CHECK_THAT(message_of([&] { (void)pl::load_npy<float, pl::dyn, pl::dyn>(overflow); }),
+  CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<float, pl::dyn, pl::dyn>(overflow); }),
              Catch::Contains("holds 24 bytes of data after its header, but shape (99999999999, "
                              "99999999999) of '<f4' needs more than 2^62"));
 
@@ -336,7 +328,7 @@ TEST_CASE("npy: files that are not valid .npy files are io_errors", "[npy]") {
 TEST_CASE("npy: save_npy to a path it cannot write is an io_error naming it", "[npy]") {
   scratch_dir const dir;
   fs::path const p = dir / "no_such_dir" / "a.npy";
-  std::string const msg = message_of([&] { pl::save_npy(p, pl::Array<float, 2>{1.0f, 2.0f}); });
+  std::string const msg = error_of<pl::io_error>([&] { pl::save_npy(p, pl::Array<float, 2>{1.0f, 2.0f}); });
   CHECK_THAT(msg,
              Catch::Contains("pallas::save_npy: '" + p.string() + "': cannot open for writing"));
 }

@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/error_of.hpp"
+
 #include <array>
 #include <numeric>
 #include <string>
@@ -16,16 +18,7 @@ namespace pl = pallas;
 
 namespace {
 
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("expected an exception");
-  return {};
-}
+using pallas_test::error_of;
 
 /// A 4 x 8 row-major buffer holding 0, 1, 2, ... and a VMEM ref over it.
 struct grid48 {
@@ -211,19 +204,19 @@ TEST_CASE("Ref: rank-1 SMEM refs index with []", "[ref]") {
 
 TEST_CASE("Ref::at: an out-of-range dynamic slice is an index_error naming it", "[ref]") {
   grid48 g;
-  auto const msg = message_of<pl::index_error>([&] { (void)g.ref.at(pl::full_extent, pl::ds<4>(6)); });
+  auto const msg = error_of<pl::index_error>([&] { (void)g.ref.at(pl::full_extent, pl::ds<4>(6)); });
   CHECK_THAT(msg, Catch::Contains("dimension 1"));
   CHECK_THAT(msg, Catch::Contains("offset 6"));
   CHECK_THAT(msg, Catch::Contains("size 4"));
   CHECK_THAT(msg, Catch::Contains("extent 8"));
 
-  auto const run_time = message_of<pl::index_error>([&] { (void)g.ref.at(pl::ds(3, 2)); });
+  auto const run_time = error_of<pl::index_error>([&] { (void)g.ref.at(pl::ds(3, 2)); });
   CHECK_THAT(run_time, Catch::Contains("dimension 0"));
   CHECK_THAT(run_time, Catch::Contains("offset 3"));
   CHECK_THAT(run_time, Catch::Contains("size 2"));
   CHECK_THAT(run_time, Catch::Contains("extent 4"));
 
-  auto const negative = message_of<pl::index_error>([&] { (void)g.ref.at(pl::ds<2>(-1)); });
+  auto const negative = error_of<pl::index_error>([&] { (void)g.ref.at(pl::ds<2>(-1)); });
   CHECK_THAT(negative, Catch::Contains("offset -1"));
 
   // Exactly at the edge is fine; one further is not.
@@ -235,14 +228,14 @@ TEST_CASE("Ref::at: an out-of-range dynamic slice is an index_error naming it", 
 
 TEST_CASE("Ref: out-of-range integer indices are index_errors", "[ref]") {
   grid48 g;
-  auto const at_msg = message_of<pl::index_error>([&] { (void)g.ref.at(4); });
+  auto const at_msg = error_of<pl::index_error>([&] { (void)g.ref.at(4); });
   CHECK_THAT(at_msg, Catch::Contains("index 4"));
   CHECK_THAT(at_msg, Catch::Contains("dimension 0"));
   CHECK_THAT(at_msg, Catch::Contains("extent 4"));
   CHECK_THROWS_AS(g.ref.at(-1), pl::index_error);
   CHECK_THROWS_AS(g.ref.at(0, 8), pl::index_error);
 
-  auto const elem_msg = message_of<pl::index_error>([&] { (void)g.ref(1, 8); });
+  auto const elem_msg = error_of<pl::index_error>([&] { (void)g.ref(1, 8); });
   CHECK_THAT(elem_msg, Catch::Contains("dimension 1"));
   CHECK_THAT(elem_msg, Catch::Contains("extent 8"));
   CHECK_THROWS_AS(g.ref(-1, 0), pl::index_error);

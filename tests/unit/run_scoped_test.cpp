@@ -15,27 +15,18 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/error_of.hpp"
+#include "../support/run_on.hpp"
+
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;
 using Catch::Matchers::Contains;
 
 namespace {
 
-template <int Cores, class... Scratch, class F>
-void run_on(F body) {
-  pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>, pl::scratch_types<Scratch...>)(body)();
-}
+using pallas_test::run_on;
 
-template <class E = pl::error, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("no error was thrown");
-  return {};
-}
+using pallas_test::error_of;
 
 }  // namespace
 

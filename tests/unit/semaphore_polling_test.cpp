@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/run_on.hpp"
 #include "watchdog.hpp"
 
 namespace pl = pallas;
@@ -19,10 +20,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-template <int Cores, class... Scratch, class F>
-void run_on(F body) {
-  pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>, pl::scratch_types<Scratch...>)(body)();
-}
+using pallas_test::run_on;
 
 template <class F>
 std::string deadlock_of(F&& f) {

@@ -13,6 +13,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/error_of.hpp"
+#include "../support/run_on.hpp"
 #include "watchdog.hpp"
 
 namespace pl = pallas;
@@ -20,10 +22,7 @@ namespace pltpu = pallas::tpu;
 
 namespace {
 
-template <int Cores, class... Scratch, class F>
-void run_on(F body) {
-  pl::kernel(pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>, pl::scratch_types<Scratch...>)(body)();
-}
+using pallas_test::run_on;
 
 using seconds = std::chrono::duration<double>;
 
@@ -34,17 +33,7 @@ double timed(F&& f) {
   return seconds(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// The message of the pallas::error (of type E) that f throws; fails the test otherwise.
-template <class E = pl::error, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("no error was thrown");
-  return {};
-}
+using pallas_test::error_of;
 
 using Catch::Matchers::Contains;
 

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "../support/error_of.hpp"
+
 #include <array>
 #include <sstream>
 #include <string>
@@ -13,17 +15,7 @@ namespace pl = pallas;
 
 namespace {
 
-/// The message of the E that f throws; fails the test when f throws nothing.
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (E const& e) {
-    return e.what();
-  }
-  FAIL("expected an exception");
-  return {};
-}
+using pallas_test::error_of;
 
 template <class T>
 std::string printed(T const& value) {
@@ -97,7 +89,7 @@ TEST_CASE("shape: size matches the product of the extents", "[shape]") {
 }
 
 TEST_CASE("shape: a negative run-time extent is a shape_error", "[shape]") {
-  auto const msg = message_of<pl::shape_error>([] { pl::shape<4, pl::dyn> const s(-3); (void)s; });
+  auto const msg = error_of<pl::shape_error>([] { pl::shape<4, pl::dyn> const s(-3); (void)s; });
   CHECK_THAT(msg, Catch::Contains("-3"));
   CHECK_THAT(msg, Catch::Contains(">= 0"));
 }
@@ -109,12 +101,12 @@ TEST_CASE("shape: from_all checks the static extents", "[shape]") {
   CHECK(ok.extent(2) == 8);
   CHECK(pl::shape<2, 3>::from_all({2, 3}) == pl::shape<2, 3>{});
 
-  auto const wrong = message_of<pl::shape_error>([] { (void)s::from_all({4, 64, 8}); });
+  auto const wrong = error_of<pl::shape_error>([] { (void)s::from_all({4, 64, 8}); });
   CHECK_THAT(wrong, Catch::Contains("dimension 1"));
   CHECK_THAT(wrong, Catch::Contains("128"));
   CHECK_THAT(wrong, Catch::Contains("64"));
 
-  auto const negative = message_of<pl::shape_error>([] { (void)s::from_all({4, 128, -1}); });
+  auto const negative = error_of<pl::shape_error>([] { (void)s::from_all({4, 128, -1}); });
   CHECK_THAT(negative, Catch::Contains("dimension 2"));
   CHECK_THAT(negative, Catch::Contains("-1"));
   // Errors derive from pallas::error.

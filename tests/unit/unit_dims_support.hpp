@@ -323,8 +323,10 @@ using unit_shapes = mp::mp_list<pl::shape<1>, pl::shape<5>, pl::shape<128, 1>, p
                                 pl::shape<1, 4, 6>, pl::shape<4, 6, 1>, pl::shape<3, 1, 1>>;
 
 /// The shapes each operator is swept over (the operators share the walk that unit_shapes
-/// sweeps in full): a size-1 dimension in every position, rank 1 to 3.
-using op_shapes = mp::mp_list<pl::shape<5>, pl::shape<128, 1>, pl::shape<1, 7>, pl::shape<1, 1>,
-                              pl::shape<4, 1, 6>, pl::shape<1, 4, 6>, pl::shape<4, 6, 1>>;
+/// sweeps in full): a size-1 dimension in every position, rank 1 to 3 (rank 1 both as
+/// the one-element (1) and as (5)).
+using op_shapes = mp::mp_list<pl::shape<1>, pl::shape<5>, pl::shape<128, 1>, pl::shape<1, 7>,
+                              pl::shape<1, 1>, pl::shape<4, 1, 6>, pl::shape<1, 4, 6>,
+                              pl::shape<4, 6, 1>>;
 
 }  // namespace unit_dims

@@ -24,6 +24,7 @@
 #include <pallas/config.hpp>
 #include <pallas/detail/checked/checked_access.hpp>
 #include <pallas/detail/checked/checked_state.hpp>
+#include <pallas/detail/checked/region_snapshot.hpp>
 #include <pallas/detail/runtime/cost_counters.hpp>
 #include <pallas/detail/runtime/dma_engine_ops.hpp>
 #include <pallas/detail/runtime/dma_task.hpp>

@@ -12,13 +12,12 @@
 // reads/writes through check_access, copies, sync_copy); writes the hooks do not see
 // (element stores) are caught by a hash of the source taken at start() and verified when
 // the copy retires, and of the destination taken when the bytes move, and by a poisoned
-// destination that must still be poisoned when the bytes move.
+// destination that must still be poisoned when the bytes move (region_snapshot.hpp).
 
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <mutex>
 #include <sstream>
 #include <string>
@@ -26,66 +25,13 @@
 #include <vector>
 
 #include <pallas/detail/checked/checked_access.hpp>
+#include <pallas/detail/checked/memory_map.hpp>
 #include <pallas/detail/checked/race_detector.hpp>
+#include <pallas/detail/checked/region_snapshot.hpp>
 #include <pallas/error.hpp>
 #include <pallas/memory_space.hpp>
 
 namespace pallas::detail {
-
-/// A 64-bit checksum of a region's bytes (source and destination snapshots): four
-/// independent Fletcher-style lanes over 8-byte words, position-sensitive, at memory speed.
-inline std::uint64_t hash_region(region const& r) noexcept {
-  std::uint64_t a[4] = {1, 2, 3, 4}, b[4] = {0, 0, 0, 0};
-  std::uint64_t tail = 0xcbf29ce484222325ull;
-  auto mix = [&](std::byte const* p, std::int64_t n) {
-    std::int64_t k = 0;
-    for (; k + 32 <= n; k += 32) {
-      std::uint64_t w[4];
-      std::memcpy(w, p + k, 32);
-      for (int l = 0; l < 4; ++l) {
-        a[l] += w[l];
-        b[l] += a[l];
-      }
-    }
-    for (; k < n; ++k) tail = (tail ^ static_cast<std::uint64_t>(p[k])) * 0x100000001b3ull;
-    tail = (tail ^ static_cast<std::uint64_t>(n)) * 0x100000001b3ull;
-  };
-  if (!r.empty()) {
-    if (r.rank == 0) {
-      mix(r.base, r.run);
-    } else {
-      std::int64_t const n = r.runs();
-      for (std::int64_t k = 0; k < n; ++k) mix(r.run_start(k), r.run);
-    }
-  }
-  std::uint64_t h = tail;
-  for (int l = 0; l < 4; ++l) {
-    h = (h ^ a[l]) * 0x9e3779b97f4a7c15ull;
-    h = (h ^ b[l]) * 0x9e3779b97f4a7c15ull;
-    h ^= h >> 31;
-  }
-  return h;
-}
-
-/// Whether every element of the region holds `pattern` (element_bytes bytes).
-inline bool region_holds(region const& r, std::byte const* pattern, std::int64_t element_bytes) noexcept {
-  if (r.empty()) return true;
-  std::byte line[256];  // 256 is a multiple of every element size (1, 2, 4, 8)
-  std::memcpy(line, pattern, static_cast<std::size_t>(element_bytes));
-  for (std::int64_t filled = element_bytes; filled < 256; filled *= 2)
-    std::memcpy(line + filled, line, static_cast<std::size_t>(filled));
-  auto holds = [&](std::byte const* p, std::int64_t n) {
-    for (std::int64_t k = 0; k < n; k += 256) {
-      std::int64_t const len = n - k < 256 ? n - k : 256;
-      if (std::memcmp(p + k, line, static_cast<std::size_t>(len)) != 0) return false;
-    }
-    return true;
-  };
-  if (r.rank == 0) return holds(r.base, r.run);
-  for (std::int64_t k = 0, n = r.runs(); k < n; ++k)
-    if (!holds(r.run_start(k), r.run)) return false;
-  return true;
-}
 
 /// One started copy, as checked mode sees it.
 struct copy_record {
@@ -117,34 +63,6 @@ struct semaphore_block {
   std::int64_t element_bytes = 4;
   char const* kind = "";       ///< REGULAR, DMA, BARRIER
   char const* origin = "";     ///< "scratch", "run_scoped"
-};
-
-/// Names a memory address by the core memory it lies in.
-struct memory_map {
-  std::byte const* vmem = nullptr;
-  std::int64_t vmem_bytes = 0;
-  std::byte const* smem = nullptr;
-  std::int64_t smem_bytes = 0;
-
-  memory_space space_of(void const* p) const noexcept {
-    auto const* b = static_cast<std::byte const*>(p);
-    if (vmem && b >= vmem && b < vmem + vmem_bytes) return memory_space::vmem;
-    if (smem && b >= smem && b < smem + smem_bytes) return memory_space::smem;
-    return memory_space::hbm;
-  }
-  bool is_local(void const* p) const noexcept { return space_of(p) != memory_space::hbm; }
-
-  /// "VMEM+4096" / "SMEM+0" / "HBM 0x7f12..."
-  std::string address(void const* p) const {
-    auto const* b = static_cast<std::byte const*>(p);
-    std::ostringstream out;
-    switch (space_of(p)) {
-      case memory_space::vmem: out << "VMEM+" << (b - vmem); break;
-      case memory_space::smem: out << "SMEM+" << (b - smem); break;
-      default: out << "HBM " << p; break;
-    }
-    return out.str();
-  }
 };
 
 /// A core's checked-mode state. The core itself changes it; other cores read the copies

@@ -15,7 +15,7 @@
 //           random orders (which the seed must reproduce).
 //
 // This header holds the engine's state; dma_engine_ops.hpp its operations (they need the
-// core and the launch, which hold the engine).
+// core and the launch, which hold the engine), dma_shared_copies.hpp the thread executor's.
 
 #include <atomic>
 #include <cstddef>
