@@ -36,7 +36,7 @@ struct goal {
   std::string measured;   // benchmark name
   std::string reference;  // benchmark name
   bool speed;             // true: time(reference)/time(measured); false: the inverse
-  std::string op;         // ">=" or "<="
+  std::string op;         // ">=" or "<=" ("" for information: a ratio with no goal)
   double value;
 };
 
@@ -54,7 +54,8 @@ inline bool valid_name(std::string const& name) {
 }
 
 inline int add_goal(goal g) {
-  if (!valid_name(g.name) || (g.op != ">=" && g.op != "<=") || !(g.value >= 0)) {
+  bool const information = g.op.empty();
+  if (!valid_name(g.name) || (!information && g.op != ">=" && g.op != "<=") || !(g.value >= 0)) {
     std::fprintf(stderr, "pallas_bench: bad goal '%s' (name [a-z0-9_ .-]+, op >= or <=)\n",
                  g.name.c_str());
     std::abort();
@@ -75,6 +76,12 @@ inline int time_goal(std::string name, std::string measured, std::string referen
                      std::string op, double value) {
   return add_goal({std::move(name), std::move(measured), std::move(reference), false,
                    std::move(op), value});
+}
+
+/// A speed ratio printed as information, `<name>: <ratio> (information)`: what a goal is
+/// measured against (a ceiling), not a goal; run.sh does not collect it.
+inline int speed_information(std::string name, std::string measured, std::string reference) {
+  return add_goal({std::move(name), std::move(measured), std::move(reference), true, "", 0});
 }
 
 /// A number as "0.8", "1.0", "12.5": shortest round-trip form, at least one decimal.
@@ -138,7 +145,10 @@ inline int main(int argc, char** argv) {
       continue;
     }
     double const ratio = g.speed ? r->second / m->second : m->second / r->second;
-    print_goal(g.name, ratio, g.op, g.value);
+    if (g.op.empty())
+      std::printf("%s: %.2f (information)\n", g.name.c_str(), ratio);
+    else
+      print_goal(g.name, ratio, g.op, g.value);
   }
   return status;
 }
