@@ -40,22 +40,27 @@ array const& y_array() {
   return y;
 }
 
+// Runs body(t) for t in [0, Threads) on fresh threads and joins them (the references pay
+// for their threads as a launch does).
+template <int Threads, class Body>
+void on_threads(Body body) {
+  std::vector<std::jthread> workers;
+  for (int t = 0; t < Threads; ++t) workers.emplace_back([&body, t] { body(t); });
+}
+
 template <int Threads>
 void BM_add_fused(benchmark::State& state) {
   auto const& x = x_array();
   auto const& y = y_array();
   array o;
   for (auto _ : state) {
-    std::vector<std::jthread> workers;
-    for (int t = 0; t < Threads; ++t)
-      workers.emplace_back([&, t] {
+    on_threads<Threads>([&](int t) {
         pl::index_t const begin = x.size() / Threads * t, end = x.size() / Threads * (t + 1);
         float const* __restrict xs = x.data();
         float const* __restrict ys = y.data();
         float* __restrict os = o.data();
         for (pl::index_t k = begin; k < end; ++k) os[k] = xs[k] + ys[k];
       });
-    workers.clear();
     benchmark::DoNotOptimize(o.data());
   }
   state.SetBytesProcessed(state.iterations() * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
@@ -72,9 +77,7 @@ void BM_add_blocked_copies(benchmark::State& state) {
   auto const& y = y_array();
   array o;
   for (auto _ : state) {
-    std::vector<std::jthread> workers;
-    for (int t = 0; t < Threads; ++t)
-      workers.emplace_back([&, t] {
+    on_threads<Threads>([&](int t) {
         alignas(64) static thread_local float xb[bm * bn], yb[bm * bn], ob[bm * bn];
         pl::index_t const block_rows = rows / bm;
         for (pl::index_t i = block_rows / Threads * t; i < block_rows / Threads * (t + 1); ++i)
@@ -88,7 +91,6 @@ void BM_add_blocked_copies(benchmark::State& state) {
               std::memcpy(o.data() + (i * bm + r) * cols + j * bn, ob + r * bn, bn * sizeof(float));
           }
       });
-    workers.clear();
     benchmark::DoNotOptimize(o.data());
   }
   state.SetBytesProcessed(state.iterations() * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
