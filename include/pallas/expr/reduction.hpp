@@ -196,7 +196,9 @@ struct extreme_reduction {
   static constexpr T finish(acc_t<T> a, index_t) noexcept {
     return convert<T>(a);
   }
-  static constexpr bool blocked = false;
+  // Lanes are exact here (max and min are associative, NaN stays NaN in any order); only
+  // the sign of a zero result may differ, as XLA leaves it unspecified.
+  static constexpr bool blocked = true;
 };
 using max_reduction = extreme_reduction<max_op, true>;
 using min_reduction = extreme_reduction<min_op, false>;
@@ -278,12 +280,16 @@ auto reduce(E const& e) {
       if constexpr (Red::blocked && std::is_same_v<A, float> && length >= 32) {
         constexpr index_t lanes = 16;
         constexpr index_t whole = length / lanes * lanes;
-        float part[lanes] = {};
+        // Independent lanes: the compiler vectorizes across them (one chain per lane), which
+        // it cannot do for one serial chain of NaN-propagating max or of float sums.
+        float part[lanes];
+        for (index_t k = 0; k < lanes; ++k) part[k] = Red::template identity<T>();
         for (index_t j = 0; j < whole; j += lanes)
-          for (index_t k = 0; k < lanes; ++k) part[k] += Red::lift(row(j + k));
+          for (index_t k = 0; k < lanes; ++k) part[k] = Red::combine(part[k], Red::lift(row(j + k)));
         if constexpr (whole < length)
-          for (index_t j = whole; j < length; ++j) part[j - whole] += Red::lift(row(j));
-        for (index_t k = 0; k < lanes; ++k) a += part[k];
+          for (index_t j = whole; j < length; ++j)
+            part[j - whole] = Red::combine(part[j - whole], Red::lift(row(j)));
+        for (index_t k = 0; k < lanes; ++k) a = Red::combine(a, part[k]);
       } else {
         for (index_t j = 0; j < length; ++j) a = Red::combine(a, Red::lift(row(j)));
       }
