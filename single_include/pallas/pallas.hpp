@@ -8029,7 +8029,10 @@ T wait_for_change(std::atomic<T> const& value, T old, bool spin) noexcept {
       cpu_relax();
       now = value.load(std::memory_order_acquire);
       if (now != old) return now;
-      if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+      if ((k & 63) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) break;
+        std::this_thread::yield();  // the thread we wait for may share this CPU (see core_set)
+      }
     }
   }
   for (;;) {
@@ -10187,7 +10190,12 @@ class core_set {
         for (int k = 1; now == seen; ++k) {
           cpu_relax();
           now = self.epoch.load(std::memory_order_acquire);
-          if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+          if ((k & 63) == 0) {
+            if (std::chrono::steady_clock::now() > deadline) break;
+            // The scheduler often wakes a parked worker on its launcher's CPU; spinning
+            // there would keep the launcher, parked on pending_, off it for the whole budget.
+            std::this_thread::yield();
+          }
         }
       }
       if (now == seen) {

@@ -205,7 +205,12 @@ class core_set {
         for (int k = 1; now == seen; ++k) {
           cpu_relax();
           now = self.epoch.load(std::memory_order_acquire);
-          if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+          if ((k & 63) == 0) {
+            if (std::chrono::steady_clock::now() > deadline) break;
+            // The scheduler often wakes a parked worker on its launcher's CPU; spinning
+            // there would keep the launcher, parked on pending_, off it for the whole budget.
+            std::this_thread::yield();
+          }
         }
       }
       if (now == seen) {
