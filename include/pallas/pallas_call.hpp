@@ -36,6 +36,7 @@
 #include <pallas/cost_estimate.hpp>
 #include <pallas/detail/options.hpp>
 #include <pallas/detail/pipeline/engine.hpp>
+#include <pallas/detail/pipeline/rule_words.hpp>
 #include <pallas/detail/pipeline/spec_rules.hpp>
 #include <pallas/detail/pipeline/static_rules.hpp>
 #include <pallas/detail/runtime/device.hpp>
@@ -431,7 +432,7 @@ constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
   if constexpr (!std::is_same_v<semantics, void>) {
     static_assert(semantics::size == grid_type::rank(),
                   "pallas::pallas_call: dimension_semantics needs one entry per grid axis (semantics == grid rank)");
-    static_assert(semantics::parallel_first, "pallas::pallas_call: PARALLEL axes must come before ARBITRARY ones");
+    static_assert(semantics::parallel_first, "pallas::pallas_call: " PALLAS_RULE_PARALLEL_FIRST);
   }
   auto outs = std::tuple_cat(outputs_of(options)...);
   static_assert(std::tuple_size_v<decltype(outs)> >= 1, "pallas::pallas_call: out_shape is needed");

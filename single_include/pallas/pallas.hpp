@@ -14513,6 +14513,16 @@ constexpr core_box<R> split_box(std::array<index_t, R> const& extents, std::arra
   return box;
 }
 
+/// The core split's rule, at compile time (a known core count) and at run time alike:
+/// several cores divide the grid along its PARALLEL axes, so they need one.
+template <std::size_t R>
+constexpr bool split_rule_holds(int num_cores, std::array<bool, R> const& parallel) noexcept {
+  if (num_cores <= 1) return true;
+  for (bool p : parallel)
+    if (p) return true;
+  return false;
+}
+
 /// Core `core`'s share under `policy`.
 template <std::size_t R>
 constexpr core_box<R> split_grid(split_policy policy, std::array<index_t, R> const& extents,
@@ -14729,6 +14739,25 @@ using dynamic_plan = basic_plan<GridRank, NumOperands, std::vector<core_plan<Gri
 #include <string>
 #include <string_view>
 
+// ---- begin pallas/detail/pipeline/rule_words.hpp ----
+// The words of the whole-grid rules, once: the static_asserts (static_rules.hpp, the front
+// ends) and the run-time errors (rules.hpp, engine.hpp) say the same phrase. Macros, not
+// constants: a static_assert's message must be a string literal in C++20, and adjacent
+// literals concatenate ("pallas::" PALLAS_RULE_REVISIT).
+
+/// A block index outside its array (a padded or bounded dimension: outside what it allows).
+#define PALLAS_RULE_BLOCK_OUT_OF_RANGE "an index map returns a block outside its array"
+/// An output block visited again after the core wrote another one.
+#define PALLAS_RULE_OUTPUT_REVISIT "an output block is revisited after another block"
+/// How to write a revisited output legally.
+#define PALLAS_RULE_OUTPUT_REVISIT_FIX "visit it on consecutive steps or use pl::Buffered<1, pl::RevisitMode::ANY>"
+/// Two cores writing one output block.
+#define PALLAS_RULE_TWO_CORES_ONE_BLOCK "two cores write the same output block"
+/// The core split: several cores and nothing to split.
+#define PALLAS_RULE_NO_PARALLEL_AXIS "several cores share the grid but no axis is PARALLEL"
+/// The core split of pallas_call: it splits the leading PARALLEL axes.
+#define PALLAS_RULE_PARALLEL_FIRST "PARALLEL axes must come before ARBITRARY ones"
+// ---- end pallas/detail/pipeline/rule_words.hpp ----
 
 namespace pallas::detail {
 
@@ -14949,21 +14978,22 @@ template <class Plan>
   auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
   operand_desc const& op = plan.operands[k];
   auto const d = static_cast<std::size_t>(v.dim);
+  constexpr std::string_view rule = " (" PALLAS_RULE_BLOCK_OUT_OF_RANGE ")";
   std::string const where = std::string("pallas::") + std::string(who) + ": " + operand_name(op) + " maps grid point " +
                             tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)) +
                             " to block index " + block_string(op, plan.block(run, k));
   if (op.kind_of[d] == block_dim_kind::bounded && (v.length < 0 || v.length > op.block[d]))
     fail<index_error>(where, ", whose dimension ", v.dim, " is a pl::ds of size ", v.length, ", beyond its BoundedSlice(",
-                      op.block[d], ")");
+                      op.block[d], ")", rule);
   if (op.kind_of[d] == block_dim_kind::bounded || op.kind == operand_kind::view)
     fail<index_error>(where, ", whose dimension ", v.dim, " covers elements [", v.start, ", ", v.start + v.length,
                       "), outside the array's extent ", op.array[d],
-                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "");
+                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "", rule);
   if (op.kind_of[d] == block_dim_kind::element && (op.low[d] != 0 || op.high[d] != 0))
     fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start,
-                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")");
+                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")", rule);
   fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start, ", outside the array's extent ",
-                    op.array[d]);
+                    op.array[d], rule);
 }
 
 template <class Plan>
@@ -14972,8 +15002,7 @@ template <class Plan>
   auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
   fail("pallas::", who, ": ", operand_name(plan.operands[k]), " revisits block ", block_string(plan.operands[k], plan.block(run, k)),
        " at grid point ", tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)),
-       " after writing other blocks; an output block must be visited on consecutive steps (or use "
-       "pl::Buffered<1, pl::RevisitMode::ANY>)");
+       " after writing other blocks (" PALLAS_RULE_OUTPUT_REVISIT "); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
 }
 
 template <class Plan>
@@ -14983,7 +15012,7 @@ template <class Plan>
   int const first = v.other_core < v.core ? v.other_core : v.core;
   int const second = v.other_core < v.core ? v.core : v.other_core;
   fail("pallas::", who, ": ", operand_name(plan.operands[k]), " block ", block_string(plan.operands[k], plan.block(run, k)),
-       " is written by core ", first, " and core ", second, "; cores must write disjoint output blocks");
+       " is written by core ", first, " and core ", second, " (" PALLAS_RULE_TWO_CORES_ONE_BLOCK ")");
 }
 
 }  // namespace pallas::detail
@@ -16192,12 +16221,9 @@ void run_pipeline(core_state& core, int part, int num_cores, GridT const& grid, 
   std::array<index_t, R> const extents = grid.all();
   for (std::size_t a = 0; a < R; ++a)
     if (extents[a] <= 0) fail("pallas::", caller_name(who), ": grid axis ", a, " has extent ", extents[a], ", must be > 0");
-  if constexpr (E::policy == split_policy::box) {
-    bool any_parallel = false;
-    for (bool p : E::parallel) any_parallel |= p;
-    if (num_cores > 1 && !any_parallel)
-      fail("pallas::", caller_name(who), ": ", num_cores, " cores share this pipeline but no grid axis is PARALLEL");
-  }
+  if constexpr (E::policy == split_policy::box)
+    if (!split_rule_holds(num_cores, E::parallel))
+      fail("pallas::", caller_name(who), ": " PALLAS_RULE_NO_PARALLEL_AXIS " (", num_cores, " cores)");
   auto const descs = describe_refs<E>(refs);
   auto operands = [&]<std::size_t... K>(std::index_sequence<K...>) {
     return typename operand_tuple<E>::type{
@@ -16238,10 +16264,10 @@ namespace pallas::detail {
 template <caller Who, bool Found, bool IsOutput, int Position, index_t GridStep, int Dim, index_t Start>
 constexpr bool block_in_range_rule() {
   static_assert(!Found || Who != caller::emit_pipeline,
-                "pallas::emit_pipeline: an index map returns a block outside its array (the numbers: output?, "
+                "pallas::emit_pipeline: " PALLAS_RULE_BLOCK_OUT_OF_RANGE " (the numbers: output?, "
                 "spec position, first such grid step in grid order, dimension, element the block starts at)");
   static_assert(!Found || Who != caller::pallas_call,
-                "pallas::pallas_call: an index map returns a block outside its array (the numbers: output?, "
+                "pallas::pallas_call: " PALLAS_RULE_BLOCK_OUT_OF_RANGE " (the numbers: output?, "
                 "spec position, first such grid step in grid order, dimension, element the block starts at)");
   return !Found;
 }
@@ -16250,13 +16276,11 @@ constexpr bool block_in_range_rule() {
 template <caller Who, bool Found, int Position, index_t GridStep, int Core>
 constexpr bool revisit_rule() {
   static_assert(!Found || Who != caller::emit_pipeline,
-                "pallas::emit_pipeline: an output block is revisited after another block (the numbers: out_specs "
-                "position, the first grid step that revisits, the core); visit it on consecutive steps or use "
-                "pl::Buffered<1, pl::RevisitMode::ANY>");
+                "pallas::emit_pipeline: " PALLAS_RULE_OUTPUT_REVISIT " (the numbers: out_specs "
+                "position, the first grid step that revisits, the core); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
   static_assert(!Found || Who != caller::pallas_call,
-                "pallas::pallas_call: an output block is revisited after another block (the numbers: out_specs "
-                "position, the first grid step that revisits, the core); visit it on consecutive steps or use "
-                "pl::Buffered<1, pl::RevisitMode::ANY>");
+                "pallas::pallas_call: " PALLAS_RULE_OUTPUT_REVISIT " (the numbers: out_specs "
+                "position, the first grid step that revisits, the core); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
   return !Found;
 }
 
@@ -16265,10 +16289,10 @@ constexpr bool revisit_rule() {
 template <caller Who, bool Found, int Position, index_t GridStep, int Core, int OtherCore>
 constexpr bool disjoint_cores_rule() {
   static_assert(!Found || Who != caller::emit_pipeline,
-                "pallas::emit_pipeline: two cores write the same output block (the numbers: out_specs position, "
+                "pallas::emit_pipeline: " PALLAS_RULE_TWO_CORES_ONE_BLOCK " (the numbers: out_specs position, "
                 "the first grid step whose block another core also writes, the two cores)");
   static_assert(!Found || Who != caller::pallas_call,
-                "pallas::pallas_call: two cores write the same output block (the numbers: out_specs position, "
+                "pallas::pallas_call: " PALLAS_RULE_TWO_CORES_ONE_BLOCK " (the numbers: out_specs position, "
                 "the first grid step whose block another core also writes, the two cores)");
   return !Found;
 }
@@ -16488,12 +16512,12 @@ class pipeline {
 
   /// The factory's rules (it reported the broken ones); the operands' are skipped then.
   static constexpr bool factory_rules_hold() {
-    if constexpr (std::is_void_v<Semantics>) {
-      return !CoreAxis::cores_known || CoreAxis::planned_cores <= 1;
-    } else {
-      return Semantics::size == grid_rank &&
-             (!CoreAxis::cores_known || CoreAxis::planned_cores <= 1 || Semantics::any_parallel);
-    }
+    bool const split_ok =
+        !CoreAxis::cores_known || detail::split_rule_holds(CoreAxis::planned_cores, detail::parallel_flags_of<Semantics, grid_rank>());
+    if constexpr (std::is_void_v<Semantics>)
+      return split_ok;
+    else
+      return Semantics::size == grid_rank && split_ok;
   }
 
   template <class... Refs>
@@ -16559,12 +16583,11 @@ constexpr auto emit_pipeline(Body body, Options const&... options) {
       static_assert(semantics::size == grid_type::rank(),
                     "pallas::emit_pipeline: dimension_semantics needs one entry per grid axis "
                     "(semantics == grid rank)");
-      static_assert(!core_axis::cores_known || core_axis::planned_cores <= 1 || semantics::any_parallel,
-                    "pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL");
-    } else {
-      static_assert(!core_axis::cores_known || core_axis::planned_cores <= 1,
-                    "pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL");
     }
+    static_assert(!core_axis::cores_known ||
+                      detail::split_rule_holds(core_axis::planned_cores,
+                                               detail::parallel_flags_of<semantics, grid_type::rank()>()),
+                  "pallas::emit_pipeline: " PALLAS_RULE_NO_PARALLEL_AXIS);
     grid_type grid_value = detail::option_or<detail::is_grid, grid_type>(options...);
     auto in = detail::option_or<detail::is_in_specs, in_option>(options...).specs;
     auto out = detail::option_or<detail::is_out_specs, out_option>(options...).specs;
@@ -17804,7 +17827,7 @@ constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
   if constexpr (!std::is_same_v<semantics, void>) {
     static_assert(semantics::size == grid_type::rank(),
                   "pallas::pallas_call: dimension_semantics needs one entry per grid axis (semantics == grid rank)");
-    static_assert(semantics::parallel_first, "pallas::pallas_call: PARALLEL axes must come before ARBITRARY ones");
+    static_assert(semantics::parallel_first, "pallas::pallas_call: " PALLAS_RULE_PARALLEL_FIRST);
   }
   auto outs = std::tuple_cat(outputs_of(options)...);
   static_assert(std::tuple_size_v<decltype(outs)> >= 1, "pallas::pallas_call: out_shape is needed");

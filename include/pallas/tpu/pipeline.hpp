@@ -32,6 +32,7 @@
 #include <pallas/block_spec.hpp>
 #include <pallas/detail/options.hpp>
 #include <pallas/detail/pipeline/engine.hpp>
+#include <pallas/detail/pipeline/rule_words.hpp>
 #include <pallas/detail/pipeline/spec_rules.hpp>
 #include <pallas/detail/pipeline/static_rules.hpp>
 #include <pallas/detail/runtime/core.hpp>
@@ -231,12 +232,12 @@ class pipeline {
 
   /// The factory's rules (it reported the broken ones); the operands' are skipped then.
   static constexpr bool factory_rules_hold() {
-    if constexpr (std::is_void_v<Semantics>) {
-      return !CoreAxis::cores_known || CoreAxis::planned_cores <= 1;
-    } else {
-      return Semantics::size == grid_rank &&
-             (!CoreAxis::cores_known || CoreAxis::planned_cores <= 1 || Semantics::any_parallel);
-    }
+    bool const split_ok =
+        !CoreAxis::cores_known || detail::split_rule_holds(CoreAxis::planned_cores, detail::parallel_flags_of<Semantics, grid_rank>());
+    if constexpr (std::is_void_v<Semantics>)
+      return split_ok;
+    else
+      return Semantics::size == grid_rank && split_ok;
   }
 
   template <class... Refs>
@@ -302,12 +303,11 @@ constexpr auto emit_pipeline(Body body, Options const&... options) {
       static_assert(semantics::size == grid_type::rank(),
                     "pallas::emit_pipeline: dimension_semantics needs one entry per grid axis "
                     "(semantics == grid rank)");
-      static_assert(!core_axis::cores_known || core_axis::planned_cores <= 1 || semantics::any_parallel,
-                    "pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL");
-    } else {
-      static_assert(!core_axis::cores_known || core_axis::planned_cores <= 1,
-                    "pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL");
     }
+    static_assert(!core_axis::cores_known ||
+                      detail::split_rule_holds(core_axis::planned_cores,
+                                               detail::parallel_flags_of<semantics, grid_type::rank()>()),
+                  "pallas::emit_pipeline: " PALLAS_RULE_NO_PARALLEL_AXIS);
     grid_type grid_value = detail::option_or<detail::is_grid, grid_type>(options...);
     auto in = detail::option_or<detail::is_in_specs, in_option>(options...).specs;
     auto out = detail::option_or<detail::is_out_specs, out_option>(options...).specs;

@@ -20,6 +20,7 @@
 #include <pallas/detail/pipeline/operand.hpp>
 #include <pallas/detail/pipeline/plan.hpp>
 #include <pallas/detail/pipeline/plan_builder.hpp>
+#include <pallas/detail/pipeline/rule_words.hpp>
 #include <pallas/detail/pipeline/rules.hpp>
 #include <pallas/detail/pipeline/spec_rules.hpp>
 #include <pallas/detail/pipeline/split.hpp>
@@ -337,12 +338,9 @@ void run_pipeline(core_state& core, int part, int num_cores, GridT const& grid, 
   std::array<index_t, R> const extents = grid.all();
   for (std::size_t a = 0; a < R; ++a)
     if (extents[a] <= 0) fail("pallas::", caller_name(who), ": grid axis ", a, " has extent ", extents[a], ", must be > 0");
-  if constexpr (E::policy == split_policy::box) {
-    bool any_parallel = false;
-    for (bool p : E::parallel) any_parallel |= p;
-    if (num_cores > 1 && !any_parallel)
-      fail("pallas::", caller_name(who), ": ", num_cores, " cores share this pipeline but no grid axis is PARALLEL");
-  }
+  if constexpr (E::policy == split_policy::box)
+    if (!split_rule_holds(num_cores, E::parallel))
+      fail("pallas::", caller_name(who), ": " PALLAS_RULE_NO_PARALLEL_AXIS " (", num_cores, " cores)");
   auto const descs = describe_refs<E>(refs);
   auto operands = [&]<std::size_t... K>(std::index_sequence<K...>) {
     return typename operand_tuple<E>::type{

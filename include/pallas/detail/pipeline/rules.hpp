@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include <pallas/detail/pipeline/plan.hpp>
+#include <pallas/detail/pipeline/rule_words.hpp>
 #include <pallas/error.hpp>
 #include <pallas/shape.hpp>
 
@@ -236,21 +237,22 @@ template <class Plan>
   auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
   operand_desc const& op = plan.operands[k];
   auto const d = static_cast<std::size_t>(v.dim);
+  constexpr std::string_view rule = " (" PALLAS_RULE_BLOCK_OUT_OF_RANGE ")";
   std::string const where = std::string("pallas::") + std::string(who) + ": " + operand_name(op) + " maps grid point " +
                             tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)) +
                             " to block index " + block_string(op, plan.block(run, k));
   if (op.kind_of[d] == block_dim_kind::bounded && (v.length < 0 || v.length > op.block[d]))
     fail<index_error>(where, ", whose dimension ", v.dim, " is a pl::ds of size ", v.length, ", beyond its BoundedSlice(",
-                      op.block[d], ")");
+                      op.block[d], ")", rule);
   if (op.kind_of[d] == block_dim_kind::bounded || op.kind == operand_kind::view)
     fail<index_error>(where, ", whose dimension ", v.dim, " covers elements [", v.start, ", ", v.start + v.length,
                       "), outside the array's extent ", op.array[d],
-                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "");
+                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "", rule);
   if (op.kind_of[d] == block_dim_kind::element && (op.low[d] != 0 || op.high[d] != 0))
     fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start,
-                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")");
+                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")", rule);
   fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start, ", outside the array's extent ",
-                    op.array[d]);
+                    op.array[d], rule);
 }
 
 template <class Plan>
@@ -259,8 +261,7 @@ template <class Plan>
   auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
   fail("pallas::", who, ": ", operand_name(plan.operands[k]), " revisits block ", block_string(plan.operands[k], plan.block(run, k)),
        " at grid point ", tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)),
-       " after writing other blocks; an output block must be visited on consecutive steps (or use "
-       "pl::Buffered<1, pl::RevisitMode::ANY>)");
+       " after writing other blocks (" PALLAS_RULE_OUTPUT_REVISIT "); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
 }
 
 template <class Plan>
@@ -270,7 +271,7 @@ template <class Plan>
   int const first = v.other_core < v.core ? v.other_core : v.core;
   int const second = v.other_core < v.core ? v.core : v.other_core;
   fail("pallas::", who, ": ", operand_name(plan.operands[k]), " block ", block_string(plan.operands[k], plan.block(run, k)),
-       " is written by core ", first, " and core ", second, "; cores must write disjoint output blocks");
+       " is written by core ", first, " and core ", second, " (" PALLAS_RULE_TWO_CORES_ONE_BLOCK ")");
 }
 
 }  // namespace pallas::detail

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include <pallas/detail/pipeline/engine.hpp>
+#include <pallas/detail/pipeline/rule_words.hpp>
 #include <pallas/detail/pipeline/rules.hpp>
 #include <pallas/detail/pipeline/spec_rules.hpp>
 #include <pallas/shape.hpp>
@@ -18,10 +19,10 @@ namespace pallas::detail {
 template <caller Who, bool Found, bool IsOutput, int Position, index_t GridStep, int Dim, index_t Start>
 constexpr bool block_in_range_rule() {
   static_assert(!Found || Who != caller::emit_pipeline,
-                "pallas::emit_pipeline: an index map returns a block outside its array (the numbers: output?, "
+                "pallas::emit_pipeline: " PALLAS_RULE_BLOCK_OUT_OF_RANGE " (the numbers: output?, "
                 "spec position, first such grid step in grid order, dimension, element the block starts at)");
   static_assert(!Found || Who != caller::pallas_call,
-                "pallas::pallas_call: an index map returns a block outside its array (the numbers: output?, "
+                "pallas::pallas_call: " PALLAS_RULE_BLOCK_OUT_OF_RANGE " (the numbers: output?, "
                 "spec position, first such grid step in grid order, dimension, element the block starts at)");
   return !Found;
 }
@@ -30,13 +31,11 @@ constexpr bool block_in_range_rule() {
 template <caller Who, bool Found, int Position, index_t GridStep, int Core>
 constexpr bool revisit_rule() {
   static_assert(!Found || Who != caller::emit_pipeline,
-                "pallas::emit_pipeline: an output block is revisited after another block (the numbers: out_specs "
-                "position, the first grid step that revisits, the core); visit it on consecutive steps or use "
-                "pl::Buffered<1, pl::RevisitMode::ANY>");
+                "pallas::emit_pipeline: " PALLAS_RULE_OUTPUT_REVISIT " (the numbers: out_specs "
+                "position, the first grid step that revisits, the core); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
   static_assert(!Found || Who != caller::pallas_call,
-                "pallas::pallas_call: an output block is revisited after another block (the numbers: out_specs "
-                "position, the first grid step that revisits, the core); visit it on consecutive steps or use "
-                "pl::Buffered<1, pl::RevisitMode::ANY>");
+                "pallas::pallas_call: " PALLAS_RULE_OUTPUT_REVISIT " (the numbers: out_specs "
+                "position, the first grid step that revisits, the core); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
   return !Found;
 }
 
@@ -45,10 +44,10 @@ constexpr bool revisit_rule() {
 template <caller Who, bool Found, int Position, index_t GridStep, int Core, int OtherCore>
 constexpr bool disjoint_cores_rule() {
   static_assert(!Found || Who != caller::emit_pipeline,
-                "pallas::emit_pipeline: two cores write the same output block (the numbers: out_specs position, "
+                "pallas::emit_pipeline: " PALLAS_RULE_TWO_CORES_ONE_BLOCK " (the numbers: out_specs position, "
                 "the first grid step whose block another core also writes, the two cores)");
   static_assert(!Found || Who != caller::pallas_call,
-                "pallas::pallas_call: two cores write the same output block (the numbers: out_specs position, "
+                "pallas::pallas_call: " PALLAS_RULE_TWO_CORES_ONE_BLOCK " (the numbers: out_specs position, "
                 "the first grid step whose block another core also writes, the two cores)");
   return !Found;
 }
