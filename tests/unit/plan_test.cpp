@@ -180,6 +180,10 @@ TEST_CASE("plan: the compiler's plan equals the one built at run time", "[plan]"
   CHECK(printed(dynamic_add) == printed(add_plan));
   REQUIRE(dynamic_add.events.size() == add_plan.events.size());
   for (std::size_t k = 0; k < add_plan.events.size(); ++k) CHECK(dynamic_add.events[k] == add_plan.events[k]);
+  auto const dynamic_add_1core = pltpu::plan_of(quickstart_add_1core, x.ref(), y.ref(), o.ref());
+  CHECK(printed(dynamic_add_1core) == printed(add_plan_1core));
+  REQUIRE(dynamic_add_1core.events.size() == add_plan_1core.events.size());
+  for (std::size_t k = 0; k < add_plan_1core.events.size(); ++k) CHECK(dynamic_add_1core.events[k] == add_plan_1core.events[k]);
 
   matrix a, b;
   auto const dynamic_matmul = pl::plan_of(matmul, a, b);

@@ -94,12 +94,20 @@ struct static_rule_walk {
   }();
   static constexpr index_t chunks = (E::static_steps() + chunk_steps - 1) / chunk_steps;
 
+  static constexpr plan_grid<E::grid_rank> grid = E::static_grid();
+  /// Each core's share of the grid.
+  static constexpr auto boxes = [] {
+    std::array<core_box<E::grid_rank>, static_cast<std::size_t>(E::static_cores)> b{};
+    for (int c = 0; c < grid.num_cores; ++c)
+      b[static_cast<std::size_t>(c)] = split_grid(grid.policy, grid.extents, grid.is_static, grid.parallel, grid.num_cores, c);
+    return b;
+  }();
+
   /// Walks the next chunk_steps steps, core after core, from where `w` stands.
   static constexpr void walk_chunk(walk_type& w) {
-    constexpr plan_grid<E::grid_rank> grid = E::static_grid();
     rule_scope<E::grid_rank> const scope{grid.extents, -1, CoresKnown, CoresKnown};
     for (index_t left = chunk_steps; left > 0 && w.core < grid.num_cores && !w.found.found();) {
-      auto const box = split_grid(grid.policy, grid.extents, grid.is_static, grid.parallel, grid.num_cores, w.core);
+      auto const& box = boxes[static_cast<std::size_t>(w.core)];
       if (w.step >= box.steps()) {
         ++w.core;
         w.step = 0;
@@ -112,13 +120,13 @@ struct static_rule_walk {
             [&] {
               using spec = typename E::template spec_t<K>;
               if constexpr (!spec::raw) {
-                std::array<index_t, 2 * max_block_rank> now{};
+                std::array<index_t, spec::values> now{};
                 block_index_at<spec>(typename spec::index_map_type{}, point, std::tuple<>{}, now.data());
                 bool same = w.step > 0;
                 for (std::size_t d = 0; d < spec::values && same; ++d) same = now[d] == w.last[K][d];
                 if (!same && !w.found.found()) {
                   check_run(w, scope, descs, K, w.core, point, now);
-                  w.last[K] = now;
+                  for (std::size_t d = 0; d < spec::values; ++d) w.last[K][d] = now[d];
                 }
               }
             }(),
