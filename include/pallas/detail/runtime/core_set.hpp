@@ -74,7 +74,7 @@ class core_set {
   void run(launch_config const& config, std::uint64_t id, dma_thread* thread, Job&& job) {
     int const num_cores = config.num_cores;
     grow(num_cores);
-    trace::detail::launch_scope traced(id, config.name, config.who, num_cores);
+    detail::launch_scope traced(id, config.name, config.who, num_cores);
 
     launch_state state;
     state.num_cores = num_cores;
