@@ -5,6 +5,7 @@
 // on a plain loop, and integers in wrapping 32-bit arithmetic.
 
 #include <cstdint>
+#include <type_traits>
 
 #include <pallas/shape.hpp>
 
@@ -70,9 +71,13 @@ void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const*
 #endif
 
 /// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for
-/// mode 0, 1, -1. A and B have a unit stride along one of their dimensions.
-inline void gemm_f32(float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
-                     index_t m, index_t n, index_t k, int mode) {
+/// mode 0, 1, -1. A and B have a unit stride along one of their dimensions. A template on
+/// the (float) element type, so that a translation unit which never calls pl::dot on floats
+/// does not instantiate and compile Eigen's GEMM (about a second of every build).
+template <class Float>
+  requires std::is_same_v<Float, float>
+void gemm_f32(Float* c, index_t ldc, matrix_view const& a, matrix_view const& b, index_t m,
+              index_t n, index_t k, int mode) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     if (mode == 0)
