@@ -51,15 +51,18 @@ struct matrix_view {
 #    pragma GCC diagnostic push
 #    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #  endif
-/// Row-major C (m x n) = / += / -= row-major A (m x k) * row-major B (k x n), for mode
-/// 0, 1, -1. One storage order only: each order pair is another GEMM for the compiler
-/// (about 0.5 s of g++ -O2 CPU time each); gemm_f32 copies a column-major operand.
-template <class Float>
+/// Row-major C (m x n) = / += / -= row-major A (m x k) * B (k x n) in storage order
+/// BOrder, for mode 0, 1, -1. Two instantiations, not four: each order pair is another GEMM
+/// for the compiler (about 0.5 s of g++ -O2 CPU time each). B comes in both orders (the
+/// x @ y.T of attention kernels is a column-major B: copying it would cost a strided
+/// transpose per call); gemm_f32 copies the rarer column-major A.
+template <int BOrder, class Float>
 void eigen_gemm(Float* c, index_t ldc, Float const* a, index_t lda, Float const* b, index_t ldb,
                 index_t m, index_t n, index_t k, int mode) {
   using M = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using MB = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
   Eigen::Map<M const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
-  Eigen::Map<M const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
+  Eigen::Map<MB const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
   Eigen::Map<M, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
   if (mode == 0)
     C.noalias() = A * B;
@@ -98,12 +101,14 @@ void gemm_f32(Float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
     return;
   }
 #if PALLAS_USE_EIGEN
-  // Per-thread tiles for column-major operands (reused: no allocation per call once grown).
-  thread_local std::vector<Float> a_tile, b_tile;
+  // A per-thread tile for a column-major A (reused: no allocation per call once grown).
+  thread_local std::vector<Float> a_tile;
   Float const* const ra = a.col_stride == 1 ? a.data : row_major_copy(a, m, k, a_tile);
-  Float const* const rb = b.col_stride == 1 ? b.data : row_major_copy(b, k, n, b_tile);
-  eigen_gemm<Float>(c, ldc, ra, a.col_stride == 1 ? a.row_stride : k, rb, b.col_stride == 1 ? b.row_stride : n, m, n,
-                    k, mode);
+  index_t const lda = a.col_stride == 1 ? a.row_stride : k;
+  if (b.col_stride == 1)
+    eigen_gemm<Eigen::RowMajor>(c, ldc, ra, lda, b.data, b.row_stride, m, n, k, mode);
+  else
+    eigen_gemm<Eigen::ColMajor>(c, ldc, ra, lda, b.data, b.col_stride, m, n, k, mode);
 #else
   if (mode == 0)
     for (index_t i = 0; i < m; ++i)
