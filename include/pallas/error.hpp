@@ -90,7 +90,7 @@ class scoped_error_context {
 };
 
 /// The current frames, innermost last: " (core 1, grid point (0, 3))", or "".
-inline std::string describe_error_context() {
+[[gnu::cold]] inline std::string describe_error_context() {
   if (!current_error_context) return {};
   std::string parts[16];
   int n = 0;

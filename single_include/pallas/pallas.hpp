@@ -143,7 +143,7 @@ class scoped_error_context {
 };
 
 /// The current frames, innermost last: " (core 1, grid point (0, 3))", or "".
-inline std::string describe_error_context() {
+[[gnu::cold]] inline std::string describe_error_context() {
   if (!current_error_context) return {};
   std::string parts[16];
   int n = 0;
@@ -5765,7 +5765,10 @@ using batch_of_t = boost::mp11::mp_eval_if<
 // buffers (when <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, see config.hpp) or
 // on a plain loop, and integers in wrapping 32-bit arithmetic.
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 
 #ifndef PALLAS_USE_EIGEN
@@ -5808,15 +5811,19 @@ struct matrix_view {
 #    pragma GCC diagnostic push
 #    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #  endif
-template <int AOrder, int BOrder>
-void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const* b, index_t ldb,
+/// Row-major C (m x n) = / += / -= row-major A (m x k) * B (k x n) in storage order
+/// BOrder, for mode 0, 1, -1. Two instantiations, not four: each order pair is another GEMM
+/// for the compiler (about 0.5 s of g++ -O2 CPU time each). B comes in both orders (the
+/// x @ y.T of attention kernels is a column-major B: copying it would cost a strided
+/// transpose per call); gemm_f32 copies the rarer column-major A.
+template <int BOrder, class Float>
+void eigen_gemm(Float* c, index_t ldc, Float const* a, index_t lda, Float const* b, index_t ldb,
                 index_t m, index_t n, index_t k, int mode) {
-  using MA = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, AOrder>;
-  using MB = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
-  using MC = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<MA const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
+  using M = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using MB = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
+  Eigen::Map<M const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
   Eigen::Map<MB const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
-  Eigen::Map<MC, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
+  Eigen::Map<M, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
   if (mode == 0)
     C.noalias() = A * B;
   else if (mode > 0)
@@ -5829,10 +5836,23 @@ void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const*
 #  endif
 #endif
 
+/// The rows x cols matrix `v` copied row-major (contiguous) into `tile`.
+inline float const* row_major_copy(matrix_view const& v, index_t rows, index_t cols, std::vector<float>& tile) {
+  tile.resize(static_cast<std::size_t>(rows * cols));
+  for (index_t i = 0; i < rows; ++i)
+    for (index_t j = 0; j < cols; ++j)
+      tile[static_cast<std::size_t>(i * cols + j)] = v.data[i * v.row_stride + j * v.col_stride];
+  return tile.data();
+}
+
 /// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for
-/// mode 0, 1, -1. A and B have a unit stride along one of their dimensions.
-inline void gemm_f32(float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
-                     index_t m, index_t n, index_t k, int mode) {
+/// mode 0, 1, -1. A and B have a unit stride along one of their dimensions. A template on
+/// the (float) element type, so that a translation unit which never calls pl::dot on floats
+/// does not instantiate and compile Eigen's GEMM (about a second of every build).
+template <class Float>
+  requires std::is_same_v<Float, float>
+void gemm_f32(Float* c, index_t ldc, matrix_view const& a, matrix_view const& b, index_t m,
+              index_t n, index_t k, int mode) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     if (mode == 0)
@@ -5841,18 +5861,14 @@ inline void gemm_f32(float* c, index_t ldc, matrix_view const& a, matrix_view co
     return;
   }
 #if PALLAS_USE_EIGEN
-  bool const a_row = a.col_stride == 1;
-  bool const b_row = b.col_stride == 1;
-  index_t const lda = a_row ? a.row_stride : a.col_stride;
-  index_t const ldb = b_row ? b.row_stride : b.col_stride;
-  if (a_row && b_row)
-    eigen_gemm<Eigen::RowMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-  else if (a_row)
-    eigen_gemm<Eigen::RowMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-  else if (b_row)
-    eigen_gemm<Eigen::ColMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+  // A per-thread tile for a column-major A (reused: no allocation per call once grown).
+  thread_local std::vector<Float> a_tile;
+  Float const* const ra = a.col_stride == 1 ? a.data : row_major_copy(a, m, k, a_tile);
+  index_t const lda = a.col_stride == 1 ? a.row_stride : k;
+  if (b.col_stride == 1)
+    eigen_gemm<Eigen::RowMajor>(c, ldc, ra, lda, b.data, b.row_stride, m, n, k, mode);
   else
-    eigen_gemm<Eigen::ColMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+    eigen_gemm<Eigen::ColMajor>(c, ldc, ra, lda, b.data, b.col_stride, m, n, k, mode);
 #else
   if (mode == 0)
     for (index_t i = 0; i < m; ++i)
@@ -6869,7 +6885,7 @@ class race_detector {
   }
 
   /// Reports a race (once per pair of sites) and returns the message when it must throw.
-  std::string race_found(int core, bool is_write, access_site const& site, int other, bool other_wrote,
+  [[gnu::cold]] std::string race_found(int core, bool is_write, access_site const& site, int other, bool other_wrote,
                          access_site const& other_site, std::uintptr_t from, std::uintptr_t to) {
     found_ = true;
     races_found_flag().store(true, std::memory_order_relaxed);
@@ -7164,7 +7180,7 @@ class checked_state final : public access_checker {
   /// The first copy in flight that an access conflicts with: one reading `reads` (may be
   /// null) and writing `writes` (may be null). Returns "" when there is none, else
   /// "<reads|writes> the <destination|source> of <copy description>".
-  std::string conflict(region const* reads, region const* writes, char const* reads_verb = "reads") const {
+  [[gnu::cold]] std::string conflict(region const* reads, region const* writes, char const* reads_verb = "reads") const {
     std::lock_guard lock(mutex);
     for (auto const& c : copies) {
       if (reads && c.dst.intersects(*reads)) return std::string(reads_verb) + " the destination of " + describe_locked(c);
@@ -8131,7 +8147,7 @@ inline int local_core_index(core_state const& core) noexcept { return core.index
 inline int chip_index(core_state const& core) noexcept { return core.index / core.launch->cores_per_chip; }
 
 /// "core 1", or "chip 2 core 1" in a multi-chip launch (messages).
-inline std::string core_name(core_state const& core) {
+[[gnu::cold]] inline std::string core_name(core_state const& core) {
   if (!core.launch || !core.launch->chips) return "core " + std::to_string(core.index);
   return "chip " + std::to_string(chip_index(core)) + " core " + std::to_string(local_core_index(core));
 }
@@ -8456,6 +8472,7 @@ inline constexpr std::size_t count_options = boost::mp11::mp_count_if<boost::mp1
 #include <stop_token>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 // ---- begin pallas/detail/runtime/dma_engine_ops.hpp ----
@@ -8510,7 +8527,7 @@ inline std::int32_t read_cell(void const* cell) noexcept {
 
 /// "core 0 waits in semaphore_wait (main.cpp:12) for REGULAR semaphore #0 (scratch) to
 /// reach 1, it holds 0"; only while the launch is confirmed deadlocked (nothing moves).
-inline std::string describe_blocked_core(core_state& c) {
+[[gnu::cold]] inline std::string describe_blocked_core(core_state& c) {
   std::ostringstream out;
   out << core_name(c);
   if (c.state.load(std::memory_order_acquire) == run_state::finished) {
@@ -8837,7 +8854,7 @@ struct launch_info {
   std::int64_t cpu_ns = -1;  ///< the launching thread's CPU time over the launch (core 0 runs there)
 
   /// "#3 matmul (pl::pallas_call, 2 cores)".
-  std::string label() const {
+  [[gnu::cold]] std::string label() const {
     std::string s = "#" + std::to_string(id) + " " + name;
     if (who != name) s += " (" + who + ", " + std::to_string(num_cores) + (num_cores == 1 ? " core)" : " cores)");
     else s += " (" + std::to_string(num_cores) + (num_cores == 1 ? " core)" : " cores)");
@@ -8925,7 +8942,7 @@ struct track {
 inline track track_of(trace::event const& e) { return {e.launch, e.core, e.dma, e.dma ? e.lane : 0, {}}; }
 
 /// The tracks the events use, sorted by launch, core, compute before DMA, lane.
-inline std::vector<track> tracks_of(std::vector<trace::event> const& evs) {
+[[gnu::cold]] inline std::vector<track> tracks_of(std::vector<trace::event> const& evs) {
   std::vector<track> rows;
   for (auto const& e : evs) {
     track t = track_of(e);
@@ -8954,7 +8971,7 @@ inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<
   return o;
 }
 
-inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
+[[gnu::cold]] inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
   std::int64_t const origin = origin_of(evs, launches);
   auto const rows = tracks_of(evs);
   // tid 0 of each process is its launch track; a core's tracks follow, numbered in order.
@@ -9089,7 +9106,7 @@ inline std::uint64_t chosen_launch(std::vector<trace::event> const& evs, std::ve
 }
 
 /// A span's tooltip: its name, times, bytes, operand and grid point.
-inline std::string tooltip_of(trace::event const& e) {
+[[gnu::cold]] inline std::string tooltip_of(trace::event const& e) {
   std::string s = e.name + "\nwall " + std::to_string((e.end_ns - e.begin_ns) / 1000) + " us";
   if (e.cpu_ns >= 0) s += ", CPU " + std::to_string(e.cpu_ns / 1000) + " us";
   if (e.bytes >= 0) s += "\n" + std::to_string(e.bytes) + " bytes";
@@ -9115,7 +9132,7 @@ inline char const* color_of(trace::event const& e) {
 }
 
 /// One span in a row at height y of height h.
-inline void write_span(std::ostream& out, svg_frame const& f, trace::event const& e, double y, double h) {
+[[gnu::cold]] inline void write_span(std::ostream& out, svg_frame const& f, trace::event const& e, double y, double h) {
   double const x0 = f.x_of(e.begin_ns), x1 = std::max(f.x_of(e.end_ns), x0 + 0.5);
   std::int64_t const wall = std::max<std::int64_t>(e.end_ns - e.begin_ns, 1);
   out << R"(<g><title>)";
@@ -9143,7 +9160,7 @@ inline void write_axis(std::ostream& out, svg_frame const& f, double y) {
 
 /// Writes the picture; returns false when `which` names a launch that was not recorded
 /// (the picture then says so).
-inline bool write_svg(std::ostream& out, std::vector<trace::event> const& all, std::vector<trace::launch_info> const& launches,
+[[gnu::cold]] inline bool write_svg(std::ostream& out, std::vector<trace::event> const& all, std::vector<trace::launch_info> const& launches,
                       std::uint64_t which) {
   bool const every = which == trace::all_launches;
   std::uint64_t const chosen = every ? 0 : chosen_launch(all, launches, which);
@@ -9292,7 +9309,7 @@ class recorder {
 
   /// Writes the SVG picture of launch `which` or the JSON; warns and returns false when the
   /// file cannot be written (or the launch was not recorded).
-  bool write_file(std::string const& path, bool svg, std::uint64_t which) const {
+  [[gnu::cold]] bool write_file(std::string const& path, bool svg, std::uint64_t which) const {
     std::ofstream out(path);
     if (!out) {
       warn("pallas::trace: cannot write the trace to " + path + " (" + std::strerror(errno) + ")");
@@ -10003,7 +10020,7 @@ inline bool regions_overlap_unequal(region const& a, region const& b) noexcept {
 namespace pallas::detail {
 
 /// Checked mode: every semaphore of every core must be zero when the kernel ends.
-inline void check_semaphores_zero(launch_state const& launch) {
+[[gnu::cold]] inline void check_semaphores_zero(launch_state const& launch) {
   std::string found;
   for (int c = 0; c < launch.num_cores; ++c) {
     core_state const& core = *launch.cores[c];
@@ -10076,6 +10093,16 @@ class core_set {
   /// launch in messages. One launch at a time: the device hands a set to one launch.
   template <class Job>
   void run(launch_config const& config, std::uint64_t id, dma_thread* thread, Job&& job) {
+    using job_type = std::remove_reference_t<Job>;  // may be const: the cast back restores it
+    run_erased(config, id, thread, const_cast<void*>(static_cast<void const*>(std::addressof(job))),
+               [](void* j, int core) { (*static_cast<job_type*>(j))(core); });
+  }
+
+ private:
+  /// run() with the job type-erased: the launch machinery below is compiled once per
+  /// program, not once per kernel (it is most of a kernel's object code otherwise).
+  void run_erased(launch_config const& config, std::uint64_t id, dma_thread* thread, void* job_object,
+                  void (*job)(void*, int)) {
     int const num_cores = config.num_cores;
     grow(num_cores);
     detail::launch_scope traced(id, config.name, config.who, num_cores);
@@ -10136,7 +10163,7 @@ class core_set {
       scoped_error_context push(where);
       try {
         interleave_begin(core);
-        job(core.index);
+        job(job_object, core.index);
       } catch (launch_aborted const&) {
       } catch (...) {
         state.fail_with(std::current_exception());
@@ -10171,6 +10198,7 @@ class core_set {
     if constexpr (checked_mode) check_semaphores_zero(state);
   }
 
+ public:
   /// Cores whose state exists so far (their threads persist between launches).
   int num_cores() const noexcept { return static_cast<int>(cores_.size()); }
 
@@ -10740,7 +10768,7 @@ inline std::string seconds_string(double s) {
 namespace pallas::tpu {
 
 /// The calling thread's last completed launch (valid == false before its first).
-inline LaunchReport last_launch_report() {
+[[gnu::cold]] inline LaunchReport last_launch_report() {
   namespace pd = pallas::detail;
   pd::raw_report const& raw = pd::last_raw_report();
   LaunchReport r;
@@ -10805,7 +10833,7 @@ inline LaunchReport last_launch_report() {
 
 /// The report as text: a table of the operands, the totals, the estimate, and the
 /// comparison with a pl::CostEstimate.
-inline std::ostream& operator<<(std::ostream& out, LaunchReport const& r) {
+[[gnu::cold]] inline std::ostream& operator<<(std::ostream& out, LaunchReport const& r) {
   if (!r.valid) return out << "no launch yet on this thread\n";
   char line[160];
   out << r.launcher << " on " << r.num_cores << (r.num_cores == 1 ? " core" : " cores") << " of " << r.chip.device_kind
@@ -10893,7 +10921,7 @@ struct launch_costs {
 
   // The report in the trace as well: a zero-length "cost" span on core 0 of its launch,
   // the HBM bytes in `bytes` and the whole printed report in `operand`.
-  static void trace_report() {
+  [[gnu::cold]] static void trace_report() {
     tpu::LaunchReport const report = tpu::last_launch_report();
     trace::event e;
     e.name = "cost report";
@@ -15456,6 +15484,34 @@ constexpr bool check_operand() {
 
 namespace pallas::detail {
 
+/// Records the pipeline copy of block `b` in slot `slot`, started at `started_ns` (then
+/// cleared), in the trace's DMA track: from its start to the end of its wait. Out of line
+/// and cold, so that the trace's string building is compiled once per program, not inlined
+/// into every operand's wait.
+[[gnu::cold]] inline void trace_pipeline_copy(core_state const& core, operand_desc const& desc,
+                                              std::span<index_t const> b, int slot, bool to_hbm,
+                                              std::int32_t bytes, std::int64_t& started_ns,
+                                              std::int64_t started_cpu_ns) {
+  std::string const name = operand_name(desc);
+  trace::event e;
+  e.name = name + (to_hbm ? " write-back of block " : " fetch of block ") + tuple_string(b) + " (slot " +
+           std::to_string(slot) + ")";
+  e.launch = core.launch->id;
+  e.core = core.index;
+  e.dma = true;
+  e.category = "pipeline_copy";
+  e.lane = desc.position + (desc.output ? 1000 : 0);
+  e.lane_name = name;
+  e.bytes = bytes;
+  e.operand = name;
+  // No grid point: the wait runs before the step that uses the block (its name says which).
+  e.begin_ns = started_ns;
+  e.cpu_ns = detail::cpu_since(started_cpu_ns);
+  e.end_ns = detail::now_ns();
+  started_ns = 0;
+  detail::recorder::instance().record(std::move(e));
+}
+
 /// How operand Spec over ref RefT reaches the body.
 template <class Spec, class RefT>
 constexpr operand_kind kind_of_operand() {
@@ -15610,26 +15666,9 @@ class pipeline_operand {
     bool clipped = false;
     auto const bytes = block_task(b, slot, to_hbm, clipped).bytes;
     core.dma.wait(core, sems_[static_cast<std::size_t>(slot)], bytes, caller_name(who_), {});
-    if (trace::enabled() && started_ns_[static_cast<std::size_t>(slot)] != 0) {
-      // The DMA track shows each copy in flight, from its start to the end of its wait.
-      trace::event e;
-      e.name = name() + (to_hbm ? " write-back of block " : " fetch of block ") + tuple_string(b) + " (slot " +
-               std::to_string(slot) + ")";
-      e.launch = core.launch->id;
-      e.core = core.index;
-      e.dma = true;
-      e.category = "pipeline_copy";
-      e.lane = desc_.position + (desc_.output ? 1000 : 0);
-      e.lane_name = name();
-      e.bytes = bytes;
-      e.operand = name();
-      // No grid point: the wait runs before the step that uses the block (its name says which).
-      e.begin_ns = started_ns_[static_cast<std::size_t>(slot)];
-      e.cpu_ns = detail::cpu_since(started_cpu_ns_[static_cast<std::size_t>(slot)]);
-      e.end_ns = detail::now_ns();
-      started_ns_[static_cast<std::size_t>(slot)] = 0;
-      detail::recorder::instance().record(std::move(e));
-    }
+    if (trace::enabled() && started_ns_[static_cast<std::size_t>(slot)] != 0)
+      trace_pipeline_copy(core, desc_, b, slot, to_hbm, bytes, started_ns_[static_cast<std::size_t>(slot)],
+                          started_cpu_ns_[static_cast<std::size_t>(slot)]);
   }
 
   /// The body's ref: slot `slot`, or for a block viewed in place its sub-view at `b`.

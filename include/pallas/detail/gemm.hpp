@@ -4,7 +4,10 @@
 // buffers (when <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, see config.hpp) or
 // on a plain loop, and integers in wrapping 32-bit arithmetic.
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include <pallas/shape.hpp>
 
@@ -48,15 +51,19 @@ struct matrix_view {
 #    pragma GCC diagnostic push
 #    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #  endif
-template <int AOrder, int BOrder>
-void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const* b, index_t ldb,
+/// Row-major C (m x n) = / += / -= row-major A (m x k) * B (k x n) in storage order
+/// BOrder, for mode 0, 1, -1. Two instantiations, not four: each order pair is another GEMM
+/// for the compiler (about 0.5 s of g++ -O2 CPU time each). B comes in both orders (the
+/// x @ y.T of attention kernels is a column-major B: copying it would cost a strided
+/// transpose per call); gemm_f32 copies the rarer column-major A.
+template <int BOrder, class Float>
+void eigen_gemm(Float* c, index_t ldc, Float const* a, index_t lda, Float const* b, index_t ldb,
                 index_t m, index_t n, index_t k, int mode) {
-  using MA = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, AOrder>;
-  using MB = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
-  using MC = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<MA const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
+  using M = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using MB = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
+  Eigen::Map<M const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
   Eigen::Map<MB const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
-  Eigen::Map<MC, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
+  Eigen::Map<M, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
   if (mode == 0)
     C.noalias() = A * B;
   else if (mode > 0)
@@ -69,10 +76,23 @@ void eigen_gemm(float* c, index_t ldc, float const* a, index_t lda, float const*
 #  endif
 #endif
 
+/// The rows x cols matrix `v` copied row-major (contiguous) into `tile`.
+inline float const* row_major_copy(matrix_view const& v, index_t rows, index_t cols, std::vector<float>& tile) {
+  tile.resize(static_cast<std::size_t>(rows * cols));
+  for (index_t i = 0; i < rows; ++i)
+    for (index_t j = 0; j < cols; ++j)
+      tile[static_cast<std::size_t>(i * cols + j)] = v.data[i * v.row_stride + j * v.col_stride];
+  return tile.data();
+}
+
 /// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for
-/// mode 0, 1, -1. A and B have a unit stride along one of their dimensions.
-inline void gemm_f32(float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
-                     index_t m, index_t n, index_t k, int mode) {
+/// mode 0, 1, -1. A and B have a unit stride along one of their dimensions. A template on
+/// the (float) element type, so that a translation unit which never calls pl::dot on floats
+/// does not instantiate and compile Eigen's GEMM (about a second of every build).
+template <class Float>
+  requires std::is_same_v<Float, float>
+void gemm_f32(Float* c, index_t ldc, matrix_view const& a, matrix_view const& b, index_t m,
+              index_t n, index_t k, int mode) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     if (mode == 0)
@@ -81,18 +101,14 @@ inline void gemm_f32(float* c, index_t ldc, matrix_view const& a, matrix_view co
     return;
   }
 #if PALLAS_USE_EIGEN
-  bool const a_row = a.col_stride == 1;
-  bool const b_row = b.col_stride == 1;
-  index_t const lda = a_row ? a.row_stride : a.col_stride;
-  index_t const ldb = b_row ? b.row_stride : b.col_stride;
-  if (a_row && b_row)
-    eigen_gemm<Eigen::RowMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-  else if (a_row)
-    eigen_gemm<Eigen::RowMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
-  else if (b_row)
-    eigen_gemm<Eigen::ColMajor, Eigen::RowMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+  // A per-thread tile for a column-major A (reused: no allocation per call once grown).
+  thread_local std::vector<Float> a_tile;
+  Float const* const ra = a.col_stride == 1 ? a.data : row_major_copy(a, m, k, a_tile);
+  index_t const lda = a.col_stride == 1 ? a.row_stride : k;
+  if (b.col_stride == 1)
+    eigen_gemm<Eigen::RowMajor>(c, ldc, ra, lda, b.data, b.row_stride, m, n, k, mode);
   else
-    eigen_gemm<Eigen::ColMajor, Eigen::ColMajor>(c, ldc, a.data, lda, b.data, ldb, m, n, k, mode);
+    eigen_gemm<Eigen::ColMajor>(c, ldc, ra, lda, b.data, b.col_stride, m, n, k, mode);
 #else
   if (mode == 0)
     for (index_t i = 0; i < m; ++i)

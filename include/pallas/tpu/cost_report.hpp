@@ -184,7 +184,7 @@ inline std::string seconds_string(double s) {
 namespace pallas::tpu {
 
 /// The calling thread's last completed launch (valid == false before its first).
-inline LaunchReport last_launch_report() {
+[[gnu::cold]] inline LaunchReport last_launch_report() {
   namespace pd = pallas::detail;
   pd::raw_report const& raw = pd::last_raw_report();
   LaunchReport r;
@@ -249,7 +249,7 @@ inline LaunchReport last_launch_report() {
 
 /// The report as text: a table of the operands, the totals, the estimate, and the
 /// comparison with a pl::CostEstimate.
-inline std::ostream& operator<<(std::ostream& out, LaunchReport const& r) {
+[[gnu::cold]] inline std::ostream& operator<<(std::ostream& out, LaunchReport const& r) {
   if (!r.valid) return out << "no launch yet on this thread\n";
   char line[160];
   out << r.launcher << " on " << r.num_cores << (r.num_cores == 1 ? " core" : " cores") << " of " << r.chip.device_kind
@@ -337,7 +337,7 @@ struct launch_costs {
 
   // The report in the trace as well: a zero-length "cost" span on core 0 of its launch,
   // the HBM bytes in `bytes` and the whole printed report in `operand`.
-  static void trace_report() {
+  [[gnu::cold]] static void trace_report() {
     tpu::LaunchReport const report = tpu::last_launch_report();
     trace::event e;
     e.name = "cost report";

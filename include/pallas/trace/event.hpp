@@ -43,7 +43,7 @@ struct launch_info {
   std::int64_t cpu_ns = -1;  ///< the launching thread's CPU time over the launch (core 0 runs there)
 
   /// "#3 matmul (pl::pallas_call, 2 cores)".
-  std::string label() const {
+  [[gnu::cold]] std::string label() const {
     std::string s = "#" + std::to_string(id) + " " + name;
     if (who != name) s += " (" + who + ", " + std::to_string(num_cores) + (num_cores == 1 ? " core)" : " cores)");
     else s += " (" + std::to_string(num_cores) + (num_cores == 1 ? " core)" : " cores)");

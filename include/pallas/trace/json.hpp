@@ -55,7 +55,7 @@ struct track {
 inline track track_of(trace::event const& e) { return {e.launch, e.core, e.dma, e.dma ? e.lane : 0, {}}; }
 
 /// The tracks the events use, sorted by launch, core, compute before DMA, lane.
-inline std::vector<track> tracks_of(std::vector<trace::event> const& evs) {
+[[gnu::cold]] inline std::vector<track> tracks_of(std::vector<trace::event> const& evs) {
   std::vector<track> rows;
   for (auto const& e : evs) {
     track t = track_of(e);
@@ -84,7 +84,7 @@ inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<
   return o;
 }
 
-inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
+[[gnu::cold]] inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
   std::int64_t const origin = origin_of(evs, launches);
   auto const rows = tracks_of(evs);
   // tid 0 of each process is its launch track; a core's tracks follow, numbered in order.

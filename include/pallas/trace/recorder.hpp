@@ -96,7 +96,7 @@ class recorder {
 
   /// Writes the SVG picture of launch `which` or the JSON; warns and returns false when the
   /// file cannot be written (or the launch was not recorded).
-  bool write_file(std::string const& path, bool svg, std::uint64_t which) const {
+  [[gnu::cold]] bool write_file(std::string const& path, bool svg, std::uint64_t which) const {
     std::ofstream out(path);
     if (!out) {
       warn("pallas::trace: cannot write the trace to " + path + " (" + std::strerror(errno) + ")");

@@ -51,7 +51,7 @@ inline std::uint64_t chosen_launch(std::vector<trace::event> const& evs, std::ve
 }
 
 /// A span's tooltip: its name, times, bytes, operand and grid point.
-inline std::string tooltip_of(trace::event const& e) {
+[[gnu::cold]] inline std::string tooltip_of(trace::event const& e) {
   std::string s = e.name + "\nwall " + std::to_string((e.end_ns - e.begin_ns) / 1000) + " us";
   if (e.cpu_ns >= 0) s += ", CPU " + std::to_string(e.cpu_ns / 1000) + " us";
   if (e.bytes >= 0) s += "\n" + std::to_string(e.bytes) + " bytes";
@@ -77,7 +77,7 @@ inline char const* color_of(trace::event const& e) {
 }
 
 /// One span in a row at height y of height h.
-inline void write_span(std::ostream& out, svg_frame const& f, trace::event const& e, double y, double h) {
+[[gnu::cold]] inline void write_span(std::ostream& out, svg_frame const& f, trace::event const& e, double y, double h) {
   double const x0 = f.x_of(e.begin_ns), x1 = std::max(f.x_of(e.end_ns), x0 + 0.5);
   std::int64_t const wall = std::max<std::int64_t>(e.end_ns - e.begin_ns, 1);
   out << R"(<g><title>)";
@@ -105,7 +105,7 @@ inline void write_axis(std::ostream& out, svg_frame const& f, double y) {
 
 /// Writes the picture; returns false when `which` names a launch that was not recorded
 /// (the picture then says so).
-inline bool write_svg(std::ostream& out, std::vector<trace::event> const& all, std::vector<trace::launch_info> const& launches,
+[[gnu::cold]] inline bool write_svg(std::ostream& out, std::vector<trace::event> const& all, std::vector<trace::launch_info> const& launches,
                       std::uint64_t which) {
   bool const every = which == trace::all_launches;
   std::uint64_t const chosen = every ? 0 : chosen_launch(all, launches, which);

@@ -222,7 +222,7 @@ class checked_state final : public access_checker {
   /// The first copy in flight that an access conflicts with: one reading `reads` (may be
   /// null) and writing `writes` (may be null). Returns "" when there is none, else
   /// "<reads|writes> the <destination|source> of <copy description>".
-  std::string conflict(region const* reads, region const* writes, char const* reads_verb = "reads") const {
+  [[gnu::cold]] std::string conflict(region const* reads, region const* writes, char const* reads_verb = "reads") const {
     std::lock_guard lock(mutex);
     for (auto const& c : copies) {
       if (reads && c.dst.intersects(*reads)) return std::string(reads_verb) + " the destination of " + describe_locked(c);

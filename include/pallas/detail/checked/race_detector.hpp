@@ -153,7 +153,7 @@ class race_detector {
   }
 
   /// Reports a race (once per pair of sites) and returns the message when it must throw.
-  std::string race_found(int core, bool is_write, access_site const& site, int other, bool other_wrote,
+  [[gnu::cold]] std::string race_found(int core, bool is_write, access_site const& site, int other, bool other_wrote,
                          access_site const& other_site, std::uintptr_t from, std::uintptr_t to) {
     found_ = true;
     races_found_flag().store(true, std::memory_order_relaxed);

@@ -34,6 +34,34 @@
 
 namespace pallas::detail {
 
+/// Records the pipeline copy of block `b` in slot `slot`, started at `started_ns` (then
+/// cleared), in the trace's DMA track: from its start to the end of its wait. Out of line
+/// and cold, so that the trace's string building is compiled once per program, not inlined
+/// into every operand's wait.
+[[gnu::cold]] inline void trace_pipeline_copy(core_state const& core, operand_desc const& desc,
+                                              std::span<index_t const> b, int slot, bool to_hbm,
+                                              std::int32_t bytes, std::int64_t& started_ns,
+                                              std::int64_t started_cpu_ns) {
+  std::string const name = operand_name(desc);
+  trace::event e;
+  e.name = name + (to_hbm ? " write-back of block " : " fetch of block ") + tuple_string(b) + " (slot " +
+           std::to_string(slot) + ")";
+  e.launch = core.launch->id;
+  e.core = core.index;
+  e.dma = true;
+  e.category = "pipeline_copy";
+  e.lane = desc.position + (desc.output ? 1000 : 0);
+  e.lane_name = name;
+  e.bytes = bytes;
+  e.operand = name;
+  // No grid point: the wait runs before the step that uses the block (its name says which).
+  e.begin_ns = started_ns;
+  e.cpu_ns = detail::cpu_since(started_cpu_ns);
+  e.end_ns = detail::now_ns();
+  started_ns = 0;
+  detail::recorder::instance().record(std::move(e));
+}
+
 /// How operand Spec over ref RefT reaches the body.
 template <class Spec, class RefT>
 constexpr operand_kind kind_of_operand() {
@@ -188,26 +216,9 @@ class pipeline_operand {
     bool clipped = false;
     auto const bytes = block_task(b, slot, to_hbm, clipped).bytes;
     core.dma.wait(core, sems_[static_cast<std::size_t>(slot)], bytes, caller_name(who_), {});
-    if (trace::enabled() && started_ns_[static_cast<std::size_t>(slot)] != 0) {
-      // The DMA track shows each copy in flight, from its start to the end of its wait.
-      trace::event e;
-      e.name = name() + (to_hbm ? " write-back of block " : " fetch of block ") + tuple_string(b) + " (slot " +
-               std::to_string(slot) + ")";
-      e.launch = core.launch->id;
-      e.core = core.index;
-      e.dma = true;
-      e.category = "pipeline_copy";
-      e.lane = desc_.position + (desc_.output ? 1000 : 0);
-      e.lane_name = name();
-      e.bytes = bytes;
-      e.operand = name();
-      // No grid point: the wait runs before the step that uses the block (its name says which).
-      e.begin_ns = started_ns_[static_cast<std::size_t>(slot)];
-      e.cpu_ns = detail::cpu_since(started_cpu_ns_[static_cast<std::size_t>(slot)]);
-      e.end_ns = detail::now_ns();
-      started_ns_[static_cast<std::size_t>(slot)] = 0;
-      detail::recorder::instance().record(std::move(e));
-    }
+    if (trace::enabled() && started_ns_[static_cast<std::size_t>(slot)] != 0)
+      trace_pipeline_copy(core, desc_, b, slot, to_hbm, bytes, started_ns_[static_cast<std::size_t>(slot)],
+                          started_cpu_ns_[static_cast<std::size_t>(slot)]);
   }
 
   /// The body's ref: slot `slot`, or for a block viewed in place its sub-view at `b`.

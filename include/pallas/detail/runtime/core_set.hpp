@@ -17,6 +17,7 @@
 #include <stop_token>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <pallas/config.hpp>
@@ -72,6 +73,16 @@ class core_set {
   /// launch in messages. One launch at a time: the device hands a set to one launch.
   template <class Job>
   void run(launch_config const& config, std::uint64_t id, dma_thread* thread, Job&& job) {
+    using job_type = std::remove_reference_t<Job>;  // may be const: the cast back restores it
+    run_erased(config, id, thread, const_cast<void*>(static_cast<void const*>(std::addressof(job))),
+               [](void* j, int core) { (*static_cast<job_type*>(j))(core); });
+  }
+
+ private:
+  /// run() with the job type-erased: the launch machinery below is compiled once per
+  /// program, not once per kernel (it is most of a kernel's object code otherwise).
+  void run_erased(launch_config const& config, std::uint64_t id, dma_thread* thread, void* job_object,
+                  void (*job)(void*, int)) {
     int const num_cores = config.num_cores;
     grow(num_cores);
     detail::launch_scope traced(id, config.name, config.who, num_cores);
@@ -132,7 +143,7 @@ class core_set {
       scoped_error_context push(where);
       try {
         interleave_begin(core);
-        job(core.index);
+        job(job_object, core.index);
       } catch (launch_aborted const&) {
       } catch (...) {
         state.fail_with(std::current_exception());
@@ -167,6 +178,7 @@ class core_set {
     if constexpr (checked_mode) check_semaphores_zero(state);
   }
 
+ public:
   /// Cores whose state exists so far (their threads persist between launches).
   int num_cores() const noexcept { return static_cast<int>(cores_.size()); }
 

@@ -34,7 +34,7 @@ inline std::int32_t read_cell(void const* cell) noexcept {
 
 /// "core 0 waits in semaphore_wait (main.cpp:12) for REGULAR semaphore #0 (scratch) to
 /// reach 1, it holds 0"; only while the launch is confirmed deadlocked (nothing moves).
-inline std::string describe_blocked_core(core_state& c) {
+[[gnu::cold]] inline std::string describe_blocked_core(core_state& c) {
   std::ostringstream out;
   out << core_name(c);
   if (c.state.load(std::memory_order_acquire) == run_state::finished) {

@@ -17,7 +17,7 @@
 namespace pallas::detail {
 
 /// Checked mode: every semaphore of every core must be zero when the kernel ends.
-inline void check_semaphores_zero(launch_state const& launch) {
+[[gnu::cold]] inline void check_semaphores_zero(launch_state const& launch) {
   std::string found;
   for (int c = 0; c < launch.num_cores; ++c) {
     core_state const& core = *launch.cores[c];

@@ -87,7 +87,7 @@ inline int local_core_index(core_state const& core) noexcept { return core.index
 inline int chip_index(core_state const& core) noexcept { return core.index / core.launch->cores_per_chip; }
 
 /// "core 1", or "chip 2 core 1" in a multi-chip launch (messages).
-inline std::string core_name(core_state const& core) {
+[[gnu::cold]] inline std::string core_name(core_state const& core) {
   if (!core.launch || !core.launch->chips) return "core " + std::to_string(core.index);
   return "chip " + std::to_string(chip_index(core)) + " core " + std::to_string(local_core_index(core));
 }
