@@ -6435,6 +6435,7 @@ inline when_t when(bool condition) { return {condition}; }
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -8064,6 +8065,9 @@ struct launch_state {
   /// cores_per_chip) are chip c's. One chip otherwise (cores_per_chip == num_cores).
   int cores_per_chip = 1;
   chip_context* chips = nullptr;
+  /// The global index of cores[0]: 0 in process; chip r's first core on MPI rank r, where a
+  /// process runs one chip's cores (detail/runtime/mpi_transport.hpp).
+  int first_core = 0;
 
   /// Records the first failure and tells every core to stop.
   void fail_with(std::exception_ptr e) {
@@ -8102,7 +8106,9 @@ struct launch_state {
 /// A core's index among its chip's cores (what `pl::axis_index<"core">()` gives), and its
 /// chip's index in a multi-chip launch (0 otherwise).
 inline int local_core_index(core_state const& core) noexcept { return core.index % core.launch->cores_per_chip; }
-inline int chip_index(core_state const& core) noexcept { return core.index / core.launch->cores_per_chip; }
+inline int chip_index(core_state const& core) noexcept {
+  return (core.launch->first_core + core.index) / core.launch->cores_per_chip;
+}
 
 /// "core 1", or "chip 2 core 1" in a multi-chip launch (messages).
 inline std::string core_name(core_state const& core) {
@@ -8140,13 +8146,43 @@ class chip_transport {
   /// When the launch ends: moves the bytes of the copies never waited on either side (their
   /// semaphores are gone) and returns how many there were.
   virtual std::size_t leftovers() = 0;
+
+  // A backend with one chip per process (mpi_transport.hpp) reaches the other chips' cores
+  // only through these; in process, every core is here and they are never called.
+
+  /// Whether global core `target` runs in this process.
+  virtual bool in_this_process(int /*target*/) const { return true; }
+  /// A copy from core `me` into core `target` of another process: `task.dst` is the
+  /// destination as `me` sees it (the same buffer and offset are written on `target`).
+  /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
+  /// signaled with the byte count.
+  virtual void start_elsewhere(core_state& me, dma_task const& /*task*/, std::atomic<std::int32_t>* /*send*/,
+                               int /*target*/, std::int64_t /*recv_offset*/) {
+    fail("pallas: a remote copy to another process from ", me.index, " without a multi-process backend");
+  }
+  /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
+  virtual void signal_elsewhere(core_state& me, int /*target*/, std::int64_t /*offset*/, std::int32_t /*inc*/) {
+    fail("pallas: a remote signal to another process from ", me.index, " without a multi-process backend");
+  }
+  /// Whether other processes may signal this launch's semaphores (then a wait that every
+  /// local core is stuck in is not a proven deadlock).
+  virtual bool spans_processes() const { return false; }
+  /// Called by a waiting core between its polls, once it is registered as blocked, with
+  /// when that wait began blocking: where the launch's deadlock detector cannot see every
+  /// chip, a timeout throws here.
+  virtual void check_stalled(core_state& /*me*/, std::chrono::steady_clock::time_point /*since*/) {}
 };
+
+/// Global core `target` of the launch, which runs in this process.
+inline core_state& core_of_launch(launch_state const& launch, int target) {
+  return *launch.cores[target - launch.first_core];
+}
 
 /// Adds `inc` to the semaphore at `offset` of core `target`; kept as an early signal when
 /// that core has not allocated it yet (semaphore.hpp's rule for signals to other cores).
 inline void signal_remote_semaphore(launch_state& launch, int target, std::int64_t offset, std::int32_t inc,
                                     int from) {
-  core_state& other = *launch.cores[target];
+  core_state& other = core_of_launch(launch, target);
   auto* cell = reinterpret_cast<std::atomic<std::int32_t>*>(other.semaphores.base() + offset);
   auto const end = offset + static_cast<std::int64_t>(sizeof(std::int32_t));
   if (end > other.semaphores_allocated.load(std::memory_order_acquire)) {
@@ -8252,6 +8288,11 @@ inline std::byte* translate_to_core(core_state const& me, void const* p, core_st
   if (within(me.smem)) return target.smem.base() + (b - me.smem.base());
   if (within(me.semaphores)) return target.semaphores.base() + (b - me.semaphores.base());
   chip_context const& chips = *me.launch->chips;
+  if (chip_index(me) == chip_index(target)) {  // the chip's own HBM (the only one a process may hold)
+    for (auto const& buf : chips.buffers[static_cast<std::size_t>(chip_index(me))])
+      if (b >= buf.base && b < buf.base + buf.bytes) return const_cast<std::byte*>(b);
+    return nullptr;
+  }
   auto const& mine = chips.buffers[static_cast<std::size_t>(chip_index(me))];
   auto const& theirs = chips.buffers[static_cast<std::size_t>(chip_index(target))];
   for (std::size_t k = 0; k < mine.size(); ++k)
@@ -8265,6 +8306,16 @@ inline bool progress_remote(launch_state& launch, void const* cell) {
 }
 inline bool remote_pending_for(launch_state const& launch, void const* cell) {
   return launch.chips && launch.chips->transport->pending_for(cell);
+}
+/// Whether the launch's chips span processes (chip_transport::spans_processes).
+inline bool chips_elsewhere(launch_state const& launch) {
+  return launch.chips && launch.chips->transport->spans_processes();
+}
+/// The wait hook for a core registered as blocked (chip_transport::check_stalled); `since`
+/// is set on the wait's first call.
+inline void stalled_remote(core_state& core, std::chrono::steady_clock::time_point& since) {
+  if (since == std::chrono::steady_clock::time_point{}) since = std::chrono::steady_clock::now();
+  core.launch->chips->transport->check_stalled(core, since);
 }
 
 }  // namespace pallas::detail
@@ -9815,6 +9866,7 @@ void dma_engine::wait(Core& core, std::atomic<std::int32_t>& cell, std::int32_t 
     }
   } scope(core.checked);
   wait_registration blocked(core);
+  std::chrono::steady_clock::time_point stalled_since{};  // multi-process chips: when this wait began blocking
   for (int k = 0;; ++k) {
     std::int32_t cur = cell.load(std::memory_order_acquire);
     if (cur >= value) {
@@ -9874,7 +9926,11 @@ void dma_engine::wait(Core& core, std::atomic<std::int32_t>& cell, std::int32_t 
       std::this_thread::yield();
     } else {
       blocked.enter(&cell, value, who, where);
-      blocked.poll([&] { return cell.load(std::memory_order_acquire) < value && !remote_pending_for(launch, &cell); });
+      blocked.poll([&] {
+        return cell.load(std::memory_order_acquire) < value && !remote_pending_for(launch, &cell) &&
+               !chips_elsewhere(launch);  // over MPI, another rank may still signal it: a timeout decides
+      });
+      if (launch.chips) stalled_remote(core, stalled_since);
       std::this_thread::sleep_for(std::chrono::microseconds(k < 8192 ? 10 : 100));
     }
   }
@@ -10025,6 +10081,7 @@ struct launch_config {
   std::string_view name = {};  ///< the kernel's name (pl::name), for the trace; empty: `who`
   int cores_per_chip = 0;         ///< several chips: cores per chip (0: one chip of num_cores)
   chip_context* chips = nullptr;  ///< several chips: their shared state (chip_set.hpp)
+  int first_core = 0;             ///< several chips, one per process: this chip's first global core
 };
 
 class core_set {
@@ -10062,6 +10119,7 @@ class core_set {
     state.axis_name = config.axis_name;
     state.cores_per_chip = config.cores_per_chip > 0 ? config.cores_per_chip : num_cores;
     state.chips = config.chips;
+    state.first_core = config.first_core;
     state.schedule = config.schedule;
     state.conventions = config.conventions;
     state.interleave.reset(state.schedule.order == dma_order::random && state.schedule.yield_cores, num_cores,
@@ -11993,7 +12051,7 @@ inline index_t global_core_index(core_state const& me, index_t core_index) {
   if (core_index < 0 || core_index >= per_chip)
     fail<index_error>("pallas::semaphore_signal: core_index ", core_index, " is out of range for ", per_chip,
                       per_chip == 1 ? " core" : " cores");
-  return chip_index(me) * per_chip + core_index;
+  return chip_index(me) * per_chip + core_index - me.launch->first_core;  // the chip's cores are in this process
 }
 
 /// The same semaphore (same id) on core `core_index` of the launch. When that core has not
@@ -12440,16 +12498,330 @@ concept DeviceMesh = detail::is_device_mesh<T>::value;
 // chip. Every core of every chip passes a barrier after allocating its scratch, before its
 // body runs (Pallas' device barrier at the start of a communicating kernel). Each core
 // also has one BARRIER semaphore, pltpu::get_barrier_semaphore() (tpu/remote_copy.hpp).
+//
+// Under PALLAS_USE_MPI (detail/runtime/mpi_transport.hpp) the same program runs on every
+// rank of `mpirun -np N`, N the mesh's chip count, and each rank runs one chip, the one
+// whose index is its rank: the call takes the same vectors, reads only that chip's entry
+// of each input, and fills only that chip's entry of each output (the others stay
+// unwritten). pl::local_chips<Mesh>() says which entries are this process's, in both
+// backends, so the code that checks results is the same.
 
 #include <cstdint>
+#include <exception>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include <boost/mp11/list.hpp>
 
+// ---- begin pallas/detail/runtime/mpi_transport.hpp ----
+// The MPI backend of multi-chip launches (PALLAS_USE_MPI): one chip per rank, the same
+// program on every rank under `mpirun -np N`, chip index = rank. The chip's cores are the
+// rank's threads, all calling MPI (MPI_THREAD_MULTIPLE).
+//
+// Every rank exposes, in the same order, one MPI window per local core's VMEM and SMEM
+// arena and one per HBM operand shard: they are allocated identically on every rank, so a
+// destination is the sender's own buffer and offset (chip_set.hpp's symmetric heap). A
+// remote copy is an MPI_Put into the target's window, flushed; then an MPI_Accumulate adds
+// the byte count to the target core's receive semaphore, and the sender's send semaphore
+// is signaled here. Remote semaphore_signal is the same MPI_Accumulate.
+//
+// Semaphores stay the cores' std::atomic counts; what other ranks add lands in a mailbox
+// window (one int32 per semaphore slot of every core) that only MPI atomics touch. A core
+// whose wait finds its count short swaps its mailbox slot to zero (MPI_Fetch_and_op, which
+// also progresses MPI) and adds what it took. A wait that ends nowhere is reported by a
+// timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default), naming the waiting core and
+// semaphore: no rank sees the others' waits, so the in-process deadlock proof is off.
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#ifdef PALLAS_USE_MPI
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1  // pallas uses MPI's C API; the removed C++ bindings need another library
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+namespace pallas::detail {
+
+/// This process's place in MPI_COMM_WORLD. The first call initializes MPI (with
+/// MPI_THREAD_MULTIPLE, finalized at exit) unless the program did; either way it checks
+/// that threads may call MPI concurrently.
+struct mpi_world {
+  int rank = 0;
+  int size = 1;
+
+  static mpi_world const& get() {
+    static mpi_world const world = [] {
+      int initialized = 0;
+      MPI_Initialized(&initialized);
+      int provided = MPI_THREAD_SINGLE;
+      if (!initialized) {
+        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+        std::atexit([] {
+          int finalized = 0;
+          MPI_Finalized(&finalized);
+          if (!finalized) MPI_Finalize();
+        });
+      } else {
+        MPI_Query_thread(&provided);
+      }
+      if (provided < MPI_THREAD_MULTIPLE)
+        fail("pallas (PALLAS_USE_MPI): MPI gives thread support level ", provided,
+             ", pallas needs MPI_THREAD_MULTIPLE (", MPI_THREAD_MULTIPLE,
+             "): every core of a chip is a thread that calls MPI. Initialize MPI with MPI_Init_thread(..., "
+             "MPI_THREAD_MULTIPLE, ...) or use an MPI built with thread support");
+      mpi_world w;
+      MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+      return w;
+    }();
+    return world;
+  }
+
+  /// Prints `what` as this rank's error and ends the whole job (no rank hangs waiting for
+  /// this one).
+  [[noreturn]] void abort(char const* what) const {
+    std::fprintf(stderr, "pallas: MPI rank %d of %d failed: %s\n", rank, size, what);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort();
+  }
+};
+
+/// How long a wait may stay short before it is reported (PALLAS_MPI_WAIT_TIMEOUT, seconds).
+inline std::chrono::duration<double> mpi_wait_timeout() {
+  char const* env = std::getenv("PALLAS_MPI_WAIT_TIMEOUT");
+  double const seconds = env ? std::atof(env) : 0.0;
+  return std::chrono::duration<double>(seconds > 0 ? seconds : 30.0);
+}
+
+/// One rank's side of a multi-chip launch over MPI (this file's header comment).
+class mpi_transport final : public chip_transport {
+ public:
+  /// `hbm` lists this chip's operand shards (the same operands, in the same order, on
+  /// every rank).
+  mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
+      : world_(world), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)), timeout_(mpi_wait_timeout()) {}
+  mpi_transport(mpi_transport const&) = delete;
+  mpi_transport& operator=(mpi_transport const&) = delete;
+
+  /// Every core calls it once, after the launch's start barrier (every local core has
+  /// allocated its scratch): core 0 exposes the windows (collective over the ranks) and
+  /// passes a barrier of every rank; the others wait for it.
+  void join(core_state& core) {
+    launch_state& launch = *core.launch;
+    if (local_core_index(core) == 0) {
+      open(launch);
+      opened_.store(true, std::memory_order_release);
+      return;
+    }
+    while (!opened_.load(std::memory_order_acquire)) {
+      launch.check_aborted();
+      std::this_thread::yield();
+    }
+  }
+
+  /// After the launch, on every rank: waits for every rank, closes the windows, and
+  /// returns what other ranks signaled into this chip's semaphores and nobody waited
+  /// for ("" when nothing).
+  std::string close() {
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (auto& w : windows_) {
+      MPI_Win_unlock_all(w);
+      MPI_Win_free(&w);
+    }
+    windows_.clear();
+    MPI_Win_unlock_all(mailbox_win_);
+    MPI_Win_free(&mailbox_win_);
+    std::string left;
+    for (std::size_t k = 0; k < mailbox_.size(); ++k)
+      if (mailbox_[k] != 0)
+        left += (left.empty() ? "" : "; ") + std::string("chip ") + std::to_string(world_.rank) + " core " +
+                std::to_string(k / slots_per_core) + " semaphore at byte " +
+                std::to_string((k % slots_per_core) * sizeof(std::int32_t)) + " holds " + std::to_string(mailbox_[k]);
+    return left;
+  }
+
+  bool in_this_process(int target) const override { return target / cores_per_chip_ == world_.rank; }
+
+  void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
+                       std::int64_t recv_offset) override {
+    int const rank = target / cores_per_chip_;
+    int const target_core = target % cores_per_chip_;
+    auto [win, disp] = window_of(me, task.dst, target_core);
+    if (win == MPI_WIN_NULL)
+      fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a scratch "
+           "buffer or a run_scoped buffer), so it has no counterpart on chip ", rank, " (on ", core_name(me), ')');
+    if (task.bytes > 0) {
+      MPI_Datatype const src_type = layout_type(task, task.src_strides);
+      MPI_Datatype const dst_type = layout_type(task, task.dst_strides);
+      MPI_Put(task.src, 1, src_type, rank, disp, 1, dst_type, win);
+      MPI_Win_flush(rank, win);  // the bytes have landed before the receiver can see its count
+      free_type(src_type);
+      free_type(dst_type);
+    }
+    add_to_mailbox(rank, target_core, recv_offset, task.bytes);
+    send->fetch_add(task.bytes, std::memory_order_acq_rel);  // the source has been read
+  }
+
+  void signal_elsewhere(core_state& /*me*/, int target, std::int64_t offset, std::int32_t inc) override {
+    add_to_mailbox(target / cores_per_chip_, target % cores_per_chip_, offset, inc);
+  }
+
+  void start(launch_state& launch, remote_task const& t, bool /*now*/) override {
+    run_remote_task(launch, t);  // a copy to a core of this chip: moves at once
+  }
+  bool progress(launch_state& /*launch*/, void const* /*cell*/) override { return false; }
+  /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
+  bool pending_for(void const* cell) override {
+    for (int c = 0; c < cores_per_chip_; ++c) {
+      core_state const& core = *launch_->cores[c];
+      auto const* b = static_cast<std::byte const*>(cell);
+      if (b < core.semaphores.base() || b >= core.semaphores.base() + core.semaphores.capacity()) continue;
+      std::int32_t const zero = 0;
+      std::int32_t got = 0;
+      MPI_Fetch_and_op(&zero, &got, MPI_INT32_T, world_.rank, slot(c, b - core.semaphores.base()), MPI_REPLACE,
+                       mailbox_win_);
+      MPI_Win_flush(world_.rank, mailbox_win_);
+      if (got == 0) return false;
+      const_cast<std::atomic<std::int32_t>*>(static_cast<std::atomic<std::int32_t> const*>(cell))
+          ->fetch_add(got, std::memory_order_acq_rel);
+      return true;
+    }
+    return false;
+  }
+  bool spans_processes() const override { return true; }
+  std::size_t leftovers() override { return 0; }
+
+  void check_stalled(core_state& me, std::chrono::steady_clock::time_point since) override {
+    if (std::chrono::steady_clock::now() - since < timeout_) return;
+    fail<deadlock_error>("pallas::deadlock (MPI rank ", world_.rank, " of ", world_.size, "): ",
+                         describe_blocked_core(me), ", for more than ", timeout_.count(),
+                         " s (PALLAS_MPI_WAIT_TIMEOUT): a wait no chip signals (a mismatched send and receive?)");
+  }
+
+ private:
+  static constexpr std::int64_t slots_per_core = core_state::semaphore_arena_bytes / sizeof(std::int32_t);
+
+  static MPI_Aint slot(int core, std::int64_t offset) {
+    return static_cast<MPI_Aint>((core * slots_per_core + offset / static_cast<std::int64_t>(sizeof(std::int32_t))) *
+                                 static_cast<std::int64_t>(sizeof(std::int32_t)));
+  }
+
+  void open(launch_state& launch) {
+    launch_ = &launch;
+    auto expose = [&](std::byte* base, std::int64_t bytes) {
+      MPI_Win w;
+      MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+      MPI_Win_lock_all(MPI_MODE_NOCHECK, w);
+      windows_.push_back(w);
+    };
+    for (int c = 0; c < cores_per_chip_; ++c) {
+      expose(launch.cores[c]->vmem.base(), launch.cores[c]->vmem.capacity());
+      expose(launch.cores[c]->smem.base(), launch.cores[c]->smem.capacity());
+    }
+    for (auto const& b : hbm_) expose(b.base, b.bytes);
+    mailbox_.assign(static_cast<std::size_t>(cores_per_chip_ * slots_per_core), 0);
+    MPI_Win_create(mailbox_.data(), static_cast<MPI_Aint>(mailbox_.size() * sizeof(std::int32_t)), 1, MPI_INFO_NULL,
+                   MPI_COMM_WORLD, &mailbox_win_);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, mailbox_win_);
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank's windows are open and its scratch allocated
+  }
+
+  /// The window and displacement of `p` (an address of core `me`) on core `target_core`.
+  std::pair<MPI_Win, MPI_Aint> window_of(core_state const& me, std::byte const* p, int target_core) const {
+    auto const at = [&](arena const& a) { return p >= a.base() && p < a.base() + a.capacity(); };
+    std::size_t const core = static_cast<std::size_t>(target_core) * 2;
+    if (at(me.vmem)) return {windows_[core], p - me.vmem.base()};
+    if (at(me.smem)) return {windows_[core + 1], p - me.smem.base()};
+    for (std::size_t k = 0; k < hbm_.size(); ++k)
+      if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes)
+        return {windows_[static_cast<std::size_t>(cores_per_chip_) * 2 + k], p - hbm_[k].base};
+    return {MPI_WIN_NULL, 0};
+  }
+
+  /// The copy's elements on one side, as an MPI type (strides in elements).
+  static MPI_Datatype layout_type(dma_task const& task, index_t const* strides) {
+    MPI_Datatype type;
+    MPI_Type_contiguous(static_cast<int>(task.element_bytes), MPI_BYTE, &type);
+    for (int d = task.rank - 1; d >= 0; --d) {
+      MPI_Datatype outer;
+      MPI_Type_create_hvector(static_cast<int>(task.extents[d]), 1,
+                              static_cast<MPI_Aint>(strides[d] * static_cast<index_t>(task.element_bytes)), type, &outer);
+      MPI_Type_free(&type);
+      type = outer;
+    }
+    MPI_Type_commit(&type);
+    return type;
+  }
+  static void free_type(MPI_Datatype t) { MPI_Type_free(&t); }
+
+  void add_to_mailbox(int rank, int core, std::int64_t offset, std::int32_t inc) {
+    MPI_Accumulate(&inc, 1, MPI_INT32_T, rank, slot(core, offset), 1, MPI_INT32_T, MPI_SUM, mailbox_win_);
+    MPI_Win_flush(rank, mailbox_win_);
+  }
+
+  mpi_world const& world_;
+  int cores_per_chip_;
+  std::vector<hbm_buffer> hbm_;
+  std::chrono::duration<double> timeout_;
+  launch_state* launch_ = nullptr;
+  std::atomic<bool> opened_{false};
+  std::vector<MPI_Win> windows_;  ///< [core][VMEM, SMEM], then the HBM shards
+  std::vector<std::int32_t> mailbox_;
+  MPI_Win mailbox_win_ = MPI_WIN_NULL;
+};
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
+// ---- end pallas/detail/runtime/mpi_transport.hpp ----
 
 namespace pallas {
+
+namespace detail {
+/// The chips [first, last) of the mesh this process runs: every chip, or under
+/// PALLAS_USE_MPI the rank's (the mesh must have one chip per rank).
+template <DeviceMesh ChipMesh>
+std::pair<int, int> local_chip_range() {
+#ifdef PALLAS_USE_MPI
+  auto const& world = mpi_world::get();
+  if (world.size != ChipMesh::num_chips)
+    fail("pallas::shard_map: the mesh has ", ChipMesh::num_chips, " chips but MPI_COMM_WORLD has ", world.size,
+         " ranks (this is rank ", world.rank, "); under PALLAS_USE_MPI every chip is one rank: run with mpirun -np ",
+         ChipMesh::num_chips);
+  return {world.rank, world.rank + 1};
+#else
+  return {0, ChipMesh::num_chips};
+#endif
+}
+}  // namespace detail
+
+/// The chips of `ChipMesh` whose results this process computes in pl::shard_map: every
+/// chip in process; under PALLAS_USE_MPI, the one chip whose index is the MPI rank (a
+/// pallas::error when the mesh's chip count is not the world size).
+template <DeviceMesh ChipMesh>
+std::vector<int> local_chips() {
+  auto const [first, last] = detail::local_chip_range<ChipMesh>();
+  std::vector<int> chips;
+  for (int c = first; c < last; ++c) chips.push_back(c);
+  return chips;
+}
 
 /// What `pl::shard_map<Mesh>(kernel)` returns: call it with one Array per chip for each
 /// input (a std::vector each); it returns one output per chip.
@@ -12472,6 +12844,8 @@ class shard_map_fn {
     using core_mesh = typename Kernel::mesh_type;
     constexpr int num_chips = ChipMesh::num_chips;
     constexpr int per_chip = core_mesh::num_cores;
+    // The chips this process runs: all of them, or under PALLAS_USE_MPI the rank's one.
+    auto const [first_chip, last_chip] = detail::local_chip_range<ChipMesh>();
     [[maybe_unused]] int operand = 0;
     [[maybe_unused]] auto check_shards = [&](auto const& v) {
       if (static_cast<int>(v.size()) != num_chips)
@@ -12491,8 +12865,7 @@ class shard_map_fn {
     outputs.reserve(num_chips);
     for (int c = 0; c < num_chips; ++c) outputs.push_back(make_outputs());
 
-    // What each chip's body receives, and every chip's HBM buffers in one order.
-    detail::in_process_transport transport;
+    // What each chip's body receives, and every local chip's HBM buffers in one order.
     detail::chip_context chips;
     chips.num_chips = num_chips;
     chips.num_axes = ChipMesh::num_axes;
@@ -12500,13 +12873,12 @@ class shard_map_fn {
       chips.axis_names[a] = ChipMesh::axis_names[static_cast<std::size_t>(a)];
       chips.axis_sizes[a] = ChipMesh::axis_sizes[static_cast<std::size_t>(a)];
     }
-    chips.transport = &transport;
     using refs_t = decltype(std::tuple_cat(std::tuple{inputs[0].read_only_ref()...},
                                            std::apply([](auto&... o) { return std::tuple{o.ref()...}; }, outputs[0])));
     std::vector<refs_t> refs;
-    refs.reserve(num_chips);
+    refs.reserve(static_cast<std::size_t>(last_chip - first_chip));
     chips.buffers.resize(num_chips);
-    for (std::size_t c = 0; c < static_cast<std::size_t>(num_chips); ++c) {
+    for (auto c = static_cast<std::size_t>(first_chip); c < static_cast<std::size_t>(last_chip); ++c) {
       auto& bufs = chips.buffers[c];
       auto note = [&](auto const& a) {
         bufs.push_back({reinterpret_cast<std::byte*>(const_cast<std::remove_cvref_t<decltype(*a.data())>*>(a.data())),
@@ -12519,24 +12891,46 @@ class shard_map_fn {
     }
 
     detail::launch_config config = detail::launch_config_of<core_mesh>();
-    config.num_cores = num_chips * per_chip;
+    config.num_cores = (last_chip - first_chip) * per_chip;
     config.cores_per_chip = per_chip;
+    config.first_core = first_chip * per_chip;
     config.chips = &chips;
     config.who = "pl::shard_map";
     auto const& body = kernel_.body();
-    detail::device::instance().launch(config, [&](int index) {
-      auto& core = *detail::current_core;
-      auto const barrier = tpu::SemaphoreType::BARRIER<>::allocate(core);  // pltpu::get_barrier_semaphore()
-      chips.barrier_offset.store(reinterpret_cast<std::byte const*>(barrier.data()) - core.semaphores.base(),
-                                 std::memory_order_relaxed);
-      std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
-      detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
-      std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
-      detail::finish_core(core);
-    });
+    auto run_cores = [&](auto&& join) {
+      detail::device::instance().launch(config, [&](int index) {
+        auto& core = *detail::current_core;
+        auto const barrier = tpu::SemaphoreType::BARRIER<>::allocate(core);  // pltpu::get_barrier_semaphore()
+        chips.barrier_offset.store(reinterpret_cast<std::byte const*>(barrier.data()) - core.semaphores.base(),
+                                   std::memory_order_relaxed);
+        std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
+        detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
+        join(core);
+        std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
+        detail::finish_core(core);
+      });
+    };
+#ifdef PALLAS_USE_MPI
+    // One chip per rank: a failure here would leave the other ranks waiting, so it ends the job.
+    auto const& world = detail::mpi_world::get();
+    config.schedule.yield_cores = false;  // the random order's core interleaving is one process's
+    detail::mpi_transport transport(world, per_chip, chips.buffers[static_cast<std::size_t>(first_chip)]);
+    chips.transport = &transport;
+    try {
+      run_cores([&](detail::core_state& core) { transport.join(core); });
+      if (std::string const left = transport.close(); checked_mode && !left.empty())
+        detail::fail<leak_error>("pallas::shard_map: semaphores signaled by other chips and never waited for: ", left);
+    } catch (std::exception const& e) {
+      world.abort(e.what());
+    }
+#else
+    detail::in_process_transport transport;
+    chips.transport = &transport;
+    run_cores([](detail::core_state&) {});
     if (std::size_t const left = transport.leftovers(); checked_mode && left != 0)
       detail::fail<leak_error>("pallas::shard_map: ", left,
                                " remote copies were started and never waited on either chip (wait_send or wait_recv)");
+#endif
 
     if constexpr (std::tuple_size_v<typename decltype(outputs)::value_type> == 1) {
       std::vector<std::remove_cvref_t<decltype(std::get<0>(outputs[0]))>> single;
@@ -12727,19 +13121,20 @@ class async_remote_copy_descriptor {
     launch.check_aborted();
     d::end_polling(core);
     int const target = d::resolve_device(core, id_, type_, "make_async_remote_copy", where);
-    d::core_state& other = *launch.cores[target];
     d::remote_task t;
     t.task = d::dma_task::make(src_, dst_);
+    t.recv_offset = reinterpret_cast<std::byte const*>(&recv_.data()->count) - core.semaphores.base();
+    if (t.recv_offset < 0 || t.recv_offset >= core.semaphores.capacity())
+      d::fail("pallas::make_async_remote_copy: the receive semaphore must be a kernel's scratch or run_scoped "
+              "semaphore (on ", d::core_name(core), ')');
+    if (!launch.chips->transport->in_this_process(target))  // a chip of another process (MPI)
+      return launch.chips->transport->start_elsewhere(core, t.task, &send_.data()->count, target, t.recv_offset);
+    d::core_state& other = d::core_of_launch(launch, target);
     t.task.dst = d::translate_to_core(core, dst_.data(), other);
     if (!t.task.dst)
       d::fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a "
               "scratch buffer or a run_scoped buffer), so it has no counterpart on the target chip (on ",
               d::core_name(core), ", ", where.file_name(), ':', where.line, ')');
-    auto const* mine = reinterpret_cast<std::byte const*>(&recv_.data()->count);
-    t.recv_offset = mine - core.semaphores.base();
-    if (t.recv_offset < 0 || t.recv_offset >= core.semaphores.capacity())
-      d::fail("pallas::make_async_remote_copy: the receive semaphore must be a kernel's scratch or run_scoped "
-              "semaphore (on ", d::core_name(core), ')');
     t.recv = reinterpret_cast<std::atomic<std::int32_t>*>(other.semaphores.base() + t.recv_offset);
     t.send = &send_.data()->count;
     t.sender = core.index;
@@ -12851,7 +13246,15 @@ void semaphore_signal(S const& sem, index_t inc, tpu::device_id const& id, tpu::
     detail::fail("pallas::semaphore_signal: increment ", inc, " is not a non-negative int32 (", where.file_name(), ':',
                  where.line, ')');
   int const target_core = detail::resolve_device(core, id, type, "semaphore_signal", where);
-  auto const [target, deferred] = detail::semaphore_on_core(core, sem.data(), target_core, static_cast<std::int32_t>(inc));
+  if (auto& transport = *core.launch->chips->transport; !transport.in_this_process(target_core)) {
+    auto const offset = reinterpret_cast<std::byte const*>(sem.data()) - core.semaphores.base();
+    if (offset < 0 || offset >= core.semaphores.capacity())
+      detail::fail("pallas::semaphore_signal: only semaphores of a kernel's scratch or of run_scoped can be signaled on "
+                   "another chip");
+    return transport.signal_elsewhere(core, target_core, offset, static_cast<std::int32_t>(inc));
+  }
+  auto const [target, deferred] = detail::semaphore_on_core(core, sem.data(), target_core - core.launch->first_core,
+                                                            static_cast<std::int32_t>(inc));
   if constexpr (checked_mode) core.checked.race_release(&target->count);
   if (deferred) return;
   target->count.fetch_add(static_cast<std::int32_t>(inc), std::memory_order_acq_rel);

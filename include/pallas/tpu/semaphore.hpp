@@ -135,7 +135,7 @@ inline index_t global_core_index(core_state const& me, index_t core_index) {
   if (core_index < 0 || core_index >= per_chip)
     fail<index_error>("pallas::semaphore_signal: core_index ", core_index, " is out of range for ", per_chip,
                       per_chip == 1 ? " core" : " cores");
-  return chip_index(me) * per_chip + core_index;
+  return chip_index(me) * per_chip + core_index - me.launch->first_core;  // the chip's cores are in this process
 }
 
 /// The same semaphore (same id) on core `core_index` of the launch. When that core has not
