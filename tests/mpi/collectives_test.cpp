@@ -86,6 +86,36 @@ TEST_CASE("mpi: two cores per chip each send half the columns, after a barrier-s
   });
 }
 
+TEST_CASE("mpi: on a 2-D mesh, named and MESH device ids reach the chip they name", "[mpi]") {
+  on_world_mesh([]<int N>() {
+    constexpr int Y = N >= 2 ? 2 : 1, X = N / Y;
+    using mesh = pl::device_mesh<"x", X, "y", Y>;
+    // Each chip sends its block one step along 'y' ({{"y", ...}}: 'x' stays the caller's),
+    // then one step along 'x' (a full MESH coordinate), into two outputs.
+    auto kernel =
+        pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>, pl::ShapeDtypeStruct<float, 8, 128>>,
+                   pl::mesh<pltpu::TensorCoreMesh<"core", 1>>,
+                   pl::scratch_types<pltpu::SemaphoreType::DMA<>, pltpu::SemaphoreType::DMA<2>>)(
+            [](auto in, auto along_y, auto along_x, auto send_sem, auto recv_sems) {
+              pl::index_t const x = pl::axis_index<"x">(), y = pl::axis_index<"y">();
+              auto a = pltpu::make_async_remote_copy(in, along_y, send_sem, recv_sems.at(0), {{"y", (y + 1) % Y}},
+                                                     pltpu::DeviceIdType::MESH);
+              a.start();
+              a.wait();
+              auto b = pltpu::make_async_remote_copy(in, along_x, send_sem, recv_sems.at(1), {(x + 1) % X, y},
+                                                     pltpu::DeviceIdType::MESH);
+              b.start();
+              b.wait();
+            });
+    auto const xs = shards<N>(541);
+    auto const ys = pl::shard_map<mesh>(kernel)(xs);
+    int const d = pl::local_chips<mesh>()[0];
+    int const x = d / Y, y = d % Y;  // row-major, 'y' fastest
+    CHECK(std::get<0>(ys[static_cast<std::size_t>(d)]) == xs[static_cast<std::size_t>(x * Y + (y + Y - 1) % Y)]);
+    CHECK(std::get<1>(ys[static_cast<std::size_t>(d)]) == xs[static_cast<std::size_t>(((x + X - 1) % X) * Y + y)]);
+  });
+}
+
 TEST_CASE("mpi: ring all-gather gives every chip every chip's block", "[mpi]") {
   on_world_mesh([]<int N>() {
     auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, N, 8, 128>>,
@@ -188,6 +218,21 @@ TEST_CASE("mpi: a receive nobody sends times out naming the waiting core", "[.mp
           pl::index_t const right = (pl::axis_index<"x">() + 1) % N;
           pltpu::make_async_remote_copy(in, out, send_sem, recv_sem, {right}, pltpu::DeviceIdType::MESH).wait_recv();
         });
+    auto const xs = shards<N>(1);
+    (void)pl::shard_map<pl::device_mesh<"x", N>>(kernel)(xs);
+    FAIL("the launch returned");
+  });
+}
+
+// Run alone (tests/CMakeLists.txt): every chip signals its right neighbour's semaphore, which
+// nobody waits for; the launch's end reports it (a leak) and the job aborts.
+TEST_CASE("mpi: a remote signal nobody waits for is reported at the launch's end", "[.mpi_leak]") {
+  on_world_mesh([]<int N>() {
+    auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>,
+                             pl::scratch_types<pltpu::SemaphoreType::REGULAR<>>)([](auto in, auto out, auto sem) {
+      pltpu::sync_copy(in, out);
+      pl::semaphore_signal(sem, 3, (pl::axis_index<"x">() + 1) % N, pltpu::DeviceIdType::LOGICAL);
+    });
     auto const xs = shards<N>(1);
     (void)pl::shard_map<pl::device_mesh<"x", N>>(kernel)(xs);
     FAIL("the launch returned");

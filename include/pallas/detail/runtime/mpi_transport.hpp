@@ -54,6 +54,9 @@ namespace pallas::detail {
 struct mpi_world {
   int rank = 0;
   int size = 1;
+  /// pallas' own duplicate of MPI_COMM_WORLD: its collectives never interleave with the
+  /// program's, and its errors come back as codes (MPI_ERRORS_RETURN) to be explained.
+  MPI_Comm comm = MPI_COMM_NULL;
 
   static mpi_world const& get() {
     static mpi_world const world = [] {
@@ -78,6 +81,8 @@ struct mpi_world {
       mpi_world w;
       MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
       MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+      MPI_Comm_dup(MPI_COMM_WORLD, &w.comm);
+      MPI_Comm_set_errhandler(w.comm, MPI_ERRORS_RETURN);
       return w;
     }();
     return world;
@@ -130,7 +135,7 @@ class mpi_transport final : public chip_transport {
   /// returns what other ranks signaled into this chip's semaphores and nobody waited
   /// for ("" when nothing).
   std::string close() {
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(world_.comm);
     for (auto& w : windows_) {
       MPI_Win_unlock_all(w);
       MPI_Win_free(&w);
@@ -215,22 +220,31 @@ class mpi_transport final : public chip_transport {
 
   void open(launch_state& launch) {
     launch_ = &launch;
-    auto expose = [&](std::byte* base, std::int64_t bytes) {
-      MPI_Win w;
-      MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w);
+    auto create = [&](void* base, std::int64_t bytes) {
+      MPI_Win w = MPI_WIN_NULL;
+      if (int const rc = MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, world_.comm, &w);
+          rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int length = 0;
+        MPI_Error_string(rc, text, &length);
+        fail("pallas (PALLAS_USE_MPI): MPI_Win_create failed (", std::string(text, static_cast<std::size_t>(length)),
+             "): this MPI has no one-sided (osc) component for windows over memory the program allocated under "
+             "MPI_THREAD_MULTIPLE. Open MPI 4 on one node needs osc rdma over the vader transport with its "
+             "single-copy mechanism: run with --mca btl self,vader, without btl_vader_single_copy_mechanism=none "
+             "or --mca osc pt2pt");
+      }
       MPI_Win_lock_all(MPI_MODE_NOCHECK, w);
-      windows_.push_back(w);
+      return w;
     };
+    auto expose = [&](std::byte* base, std::int64_t bytes) { windows_.push_back(create(base, bytes)); };
     for (int c = 0; c < cores_per_chip_; ++c) {
       expose(launch.cores[c]->vmem.base(), launch.cores[c]->vmem.capacity());
       expose(launch.cores[c]->smem.base(), launch.cores[c]->smem.capacity());
     }
     for (auto const& b : hbm_) expose(b.base, b.bytes);
     mailbox_.assign(static_cast<std::size_t>(cores_per_chip_ * slots_per_core), 0);
-    MPI_Win_create(mailbox_.data(), static_cast<MPI_Aint>(mailbox_.size() * sizeof(std::int32_t)), 1, MPI_INFO_NULL,
-                   MPI_COMM_WORLD, &mailbox_win_);
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, mailbox_win_);
-    MPI_Barrier(MPI_COMM_WORLD);  // every rank's windows are open and its scratch allocated
+    mailbox_win_ = create(mailbox_.data(), static_cast<std::int64_t>(mailbox_.size() * sizeof(std::int32_t)));
+    MPI_Barrier(world_.comm);  // every rank's windows are open and its scratch allocated
   }
 
   /// The window and displacement of `p` (an address of core `me`) on core `target_core`.
