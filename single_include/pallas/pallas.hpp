@@ -12645,6 +12645,7 @@ class mpi_transport final : public chip_transport {
   /// returns what other ranks signaled into this chip's semaphores and nobody waited
   /// for ("" when nothing).
   std::string close() {
+    if (mailbox_win_ == MPI_WIN_NULL) return {};  // one chip: nothing was opened
     MPI_Barrier(world_.comm);
     for (auto& w : windows_) {
       MPI_Win_unlock_all(w);
@@ -12694,6 +12695,7 @@ class mpi_transport final : public chip_transport {
   bool progress(launch_state& /*launch*/, void const* /*cell*/) override { return false; }
   /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
   bool pending_for(void const* cell) override {
+    if (mailbox_win_ == MPI_WIN_NULL) return false;
     for (int c = 0; c < cores_per_chip_; ++c) {
       core_state const& core = *launch_->cores[c];
       auto const* b = static_cast<std::byte const*>(cell);
@@ -12710,7 +12712,7 @@ class mpi_transport final : public chip_transport {
     }
     return false;
   }
-  bool spans_processes() const override { return true; }
+  bool spans_processes() const override { return world_.size > 1; }
   std::size_t leftovers() override { return 0; }
 
   void check_stalled(core_state& me, std::chrono::steady_clock::time_point since) override {
@@ -12730,6 +12732,7 @@ class mpi_transport final : public chip_transport {
 
   void open(launch_state& launch) {
     launch_ = &launch;
+    if (world_.size == 1) return;  // one chip: every copy stays in this process (and a lone rank may have no osc)
     auto create = [&](void* base, std::int64_t bytes) {
       MPI_Win w = MPI_WIN_NULL;
       if (int const rc = MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, world_.comm, &w);
