@@ -12521,11 +12521,15 @@ concept DeviceMesh = detail::is_device_mesh<T>::value;
 // rank's threads, all calling MPI (MPI_THREAD_MULTIPLE).
 //
 // Every rank exposes, in the same order, one MPI window per local core's VMEM and SMEM
-// arena and one per HBM operand shard: they are allocated identically on every rank, so a
-// destination is the sender's own buffer and offset (chip_set.hpp's symmetric heap). A
-// remote copy is an MPI_Put into the target's window, flushed; then an MPI_Accumulate adds
-// the byte count to the target core's receive semaphore, and the sender's send semaphore
-// is signaled here. Remote semaphore_signal is the same MPI_Accumulate.
+// arena, allocated identically on every rank, so a destination is the sender's own buffer
+// and offset (chip_set.hpp's symmetric heap); and one dynamic window to which each launch
+// attaches its HBM operand shards (their addresses are exchanged at the launch's start).
+// The arena windows and the mailbox below outlive a launch (creating a window is a
+// collective that costs about as much as a small all-reduce) and are recreated only when
+// some rank's cores or arenas changed. A remote copy is an MPI_Put into the target's
+// window, flushed; then an MPI_Accumulate adds the byte count to the target core's
+// receive semaphore, and the sender's send semaphore is signaled here. Remote
+// semaphore_signal is the same MPI_Accumulate.
 //
 // Semaphores stay the cores' std::atomic counts; what other ranks add lands in a mailbox
 // window (one int32 per semaphore slot of every core) that only MPI atomics touch. A core
@@ -12534,6 +12538,7 @@ concept DeviceMesh = detail::is_device_mesh<T>::value;
 // timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default), naming the waiting core and
 // semaphore: no rank sees the others' waits, so the in-process deadlock proof is off.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -12568,6 +12573,32 @@ struct mpi_world {
   /// program's, and its errors come back as codes (MPI_ERRORS_RETURN) to be explained.
   MPI_Comm comm = MPI_COMM_NULL;
 
+  /// The windows kept from one launch to the next (mpi_transport): [core][VMEM, SMEM], the
+  /// mailbox over `mailbox`, the dynamic window for HBM shards, and what they were made for.
+  struct kept_windows {
+    std::vector<MPI_Win> arenas;
+    std::vector<std::pair<std::byte const*, std::int64_t>> made_for;  ///< each arena's base and capacity
+    std::vector<std::int32_t> mailbox;
+    MPI_Win mailbox_win = MPI_WIN_NULL;
+    MPI_Win hbm = MPI_WIN_NULL;
+
+    /// Frees them (collective: every rank at the same point).
+    void release() {
+      for (auto& w : arenas) {
+        MPI_Win_unlock_all(w);
+        MPI_Win_free(&w);
+      }
+      arenas.clear();
+      made_for.clear();
+      for (MPI_Win* w : {&mailbox_win, &hbm})
+        if (*w != MPI_WIN_NULL) {
+          MPI_Win_unlock_all(*w);
+          MPI_Win_free(w);
+        }
+    }
+  };
+  kept_windows* windows = nullptr;  ///< one per process, freed before MPI_Finalize
+
   static mpi_world const& get() {
     static mpi_world const world = [] {
       int initialized = 0;
@@ -12578,7 +12609,9 @@ struct mpi_world {
         std::atexit([] {
           int finalized = 0;
           MPI_Finalized(&finalized);
-          if (!finalized) MPI_Finalize();
+          if (finalized) return;
+          get().windows->release();
+          MPI_Finalize();
         });
       } else {
         MPI_Query_thread(&provided);
@@ -12593,6 +12626,7 @@ struct mpi_world {
       MPI_Comm_size(MPI_COMM_WORLD, &w.size);
       MPI_Comm_dup(MPI_COMM_WORLD, &w.comm);
       MPI_Comm_set_errhandler(w.comm, MPI_ERRORS_RETURN);
+      w.windows = new kept_windows;  // never deleted: atexit may still need it
       return w;
     }();
     return world;
@@ -12621,7 +12655,8 @@ class mpi_transport final : public chip_transport {
   /// `hbm` lists this chip's operand shards (the same operands, in the same order, on
   /// every rank).
   mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
-      : world_(world), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)), timeout_(mpi_wait_timeout()) {}
+      : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
+        timeout_(mpi_wait_timeout()) {}
   mpi_transport(mpi_transport const&) = delete;
   mpi_transport& operator=(mpi_transport const&) = delete;
 
@@ -12641,25 +12676,24 @@ class mpi_transport final : public chip_transport {
     }
   }
 
-  /// After the launch, on every rank: waits for every rank, closes the windows, and
-  /// returns what other ranks signaled into this chip's semaphores and nobody waited
-  /// for ("" when nothing).
+  /// After the launch, on every rank: waits for every rank, detaches the HBM shards, and
+  /// returns what other ranks signaled into this chip's semaphores and nobody waited for
+  /// ("" when nothing).
   std::string close() {
-    if (mailbox_win_ == MPI_WIN_NULL) return {};  // one chip: nothing was opened
+    if (!opened_windows_) return {};  // one chip: nothing was opened
     MPI_Barrier(world_.comm);
-    for (auto& w : windows_) {
-      MPI_Win_unlock_all(w);
-      MPI_Win_free(&w);
-    }
-    windows_.clear();
-    MPI_Win_unlock_all(mailbox_win_);
-    MPI_Win_free(&mailbox_win_);
+    for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+    MPI_Win_sync(kept_.mailbox_win);  // what other ranks accumulated is visible to these loads
     std::string left;
-    for (std::size_t k = 0; k < mailbox_.size(); ++k)
-      if (mailbox_[k] != 0)
+    for (std::size_t k = 0; k < kept_.mailbox.size(); ++k)
+      if (kept_.mailbox[k] != 0)
         left += (left.empty() ? "" : "; ") + std::string("chip ") + std::to_string(world_.rank) + " core " +
                 std::to_string(k / slots_per_core) + " semaphore at byte " +
-                std::to_string((k % slots_per_core) * sizeof(std::int32_t)) + " holds " + std::to_string(mailbox_[k]);
+                std::to_string((k % slots_per_core) * sizeof(std::int32_t)) + " holds " + std::to_string(kept_.mailbox[k]);
+    if (!left.empty()) {  // unchecked mode goes on: the next launch starts from zero (no rank sends now)
+      std::fill(kept_.mailbox.begin(), kept_.mailbox.end(), 0);
+      MPI_Win_sync(kept_.mailbox_win);
+    }
     return left;
   }
 
@@ -12669,7 +12703,7 @@ class mpi_transport final : public chip_transport {
                        std::int64_t recv_offset) override {
     int const rank = target / cores_per_chip_;
     int const target_core = target % cores_per_chip_;
-    auto [win, disp] = window_of(me, task.dst, target_core);
+    auto [win, disp] = window_of(me, task.dst, rank, target_core);
     if (win == MPI_WIN_NULL)
       fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a scratch "
            "buffer or a run_scoped buffer), so it has no counterpart on chip ", rank, " (on ", core_name(me), ')');
@@ -12695,7 +12729,7 @@ class mpi_transport final : public chip_transport {
   bool progress(launch_state& /*launch*/, void const* /*cell*/) override { return false; }
   /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
   bool pending_for(void const* cell) override {
-    if (mailbox_win_ == MPI_WIN_NULL) return false;
+    if (!opened_windows_) return false;
     for (int c = 0; c < cores_per_chip_; ++c) {
       core_state const& core = *launch_->cores[c];
       auto const* b = static_cast<std::byte const*>(cell);
@@ -12703,8 +12737,8 @@ class mpi_transport final : public chip_transport {
       std::int32_t const zero = 0;
       std::int32_t got = 0;
       MPI_Fetch_and_op(&zero, &got, MPI_INT32_T, world_.rank, slot(c, b - core.semaphores.base()), MPI_REPLACE,
-                       mailbox_win_);
-      MPI_Win_flush(world_.rank, mailbox_win_);
+                       kept_.mailbox_win);
+      MPI_Win_flush(world_.rank, kept_.mailbox_win);
       if (got == 0) return false;
       const_cast<std::atomic<std::int32_t>*>(static_cast<std::atomic<std::int32_t> const*>(cell))
           ->fetch_add(got, std::memory_order_acq_rel);
@@ -12733,42 +12767,75 @@ class mpi_transport final : public chip_transport {
   void open(launch_state& launch) {
     launch_ = &launch;
     if (world_.size == 1) return;  // one chip: every copy stays in this process (and a lone rank may have no osc)
-    auto create = [&](void* base, std::int64_t bytes) {
-      MPI_Win w = MPI_WIN_NULL;
-      if (int const rc = MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, world_.comm, &w);
-          rc != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int length = 0;
-        MPI_Error_string(rc, text, &length);
-        fail("pallas (PALLAS_USE_MPI): MPI_Win_create failed (", std::string(text, static_cast<std::size_t>(length)),
-             "): this MPI has no one-sided (osc) component for windows over memory the program allocated under "
-             "MPI_THREAD_MULTIPLE. Open MPI 4 on one node needs osc rdma over the vader transport with its "
-             "single-copy mechanism: run with --mca btl self,vader, without btl_vader_single_copy_mechanism=none "
-             "or --mca osc pt2pt");
-      }
-      MPI_Win_lock_all(MPI_MODE_NOCHECK, w);
-      return w;
-    };
-    auto expose = [&](std::byte* base, std::int64_t bytes) { windows_.push_back(create(base, bytes)); };
+    std::vector<std::pair<std::byte const*, std::int64_t>> arenas;
     for (int c = 0; c < cores_per_chip_; ++c) {
-      expose(launch.cores[c]->vmem.base(), launch.cores[c]->vmem.capacity());
-      expose(launch.cores[c]->smem.base(), launch.cores[c]->smem.capacity());
+      arenas.emplace_back(launch.cores[c]->vmem.base(), launch.cores[c]->vmem.capacity());
+      arenas.emplace_back(launch.cores[c]->smem.base(), launch.cores[c]->smem.capacity());
     }
-    for (auto const& b : hbm_) expose(b.base, b.bytes);
-    mailbox_.assign(static_cast<std::size_t>(cores_per_chip_ * slots_per_core), 0);
-    mailbox_win_ = create(mailbox_.data(), static_cast<std::int64_t>(mailbox_.size() * sizeof(std::int32_t)));
-    MPI_Barrier(world_.comm);  // every rank's windows are open and its scratch allocated
+    // One collective for both: whether some rank's cores or arenas changed since the
+    // windows were made, and where every rank's HBM shards of this launch are.
+    std::size_t const k = hbm_.size() + 1;
+    std::vector<MPI_Aint> mine(k, 0);
+    mine[0] = arenas != kept_.made_for || kept_.hbm == MPI_WIN_NULL ? 1 : 0;
+    for (std::size_t b = 0; b < hbm_.size(); ++b) MPI_Get_address(hbm_[b].base, &mine[b + 1]);
+    bool const stale = mine[0] != 0;
+    if (!stale) attach();  // before the exchange, which no rank passes before this one joins it
+    std::vector<MPI_Aint> all(k * static_cast<std::size_t>(world_.size));
+    MPI_Allgather(mine.data(), static_cast<int>(k), MPI_AINT, all.data(), static_cast<int>(k), MPI_AINT, world_.comm);
+    hbm_remote_.assign(hbm_.size() * static_cast<std::size_t>(world_.size), 0);
+    bool any_stale = false;
+    for (std::size_t r = 0; r < static_cast<std::size_t>(world_.size); ++r) {
+      any_stale = any_stale || all[r * k] != 0;
+      for (std::size_t b = 0; b < hbm_.size(); ++b) hbm_remote_[r * hbm_.size() + b] = all[r * k + 1 + b];
+    }
+    opened_windows_ = true;
+    if (!any_stale) return;
+    // Every rank makes its windows again, then passes a barrier once its shards are attached.
+    if (!stale)
+      for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+    kept_.release();
+    for (auto const& [base, bytes] : arenas) kept_.arenas.push_back(create(const_cast<std::byte*>(base), bytes));
+    kept_.made_for = arenas;
+    kept_.mailbox.assign(static_cast<std::size_t>(cores_per_chip_ * slots_per_core), 0);
+    kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::int32_t)));
+    check(MPI_Win_create_dynamic(MPI_INFO_NULL, world_.comm, &kept_.hbm), "MPI_Win_create_dynamic");
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, kept_.hbm);
+    attach();
+    MPI_Barrier(world_.comm);
+  }
+
+  void attach() {
+    for (auto const& b : hbm_) MPI_Win_attach(kept_.hbm, b.base, static_cast<MPI_Aint>(b.bytes));
+  }
+
+  /// Fails with MPI's explanation when `rc` is an error.
+  static void check(int rc, char const* what) {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    fail("pallas (PALLAS_USE_MPI): ", what, " failed (", std::string(text, static_cast<std::size_t>(length)),
+         "): this MPI has no one-sided (osc) component for windows over memory the program allocated under "
+         "MPI_THREAD_MULTIPLE. Open MPI 4 on one node needs osc rdma over the vader transport with its single-copy "
+         "mechanism: run with --mca btl self,vader, without btl_vader_single_copy_mechanism=none or --mca osc pt2pt");
+  }
+
+  MPI_Win create(void* base, std::int64_t bytes) const {
+    MPI_Win w = MPI_WIN_NULL;
+    check(MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, world_.comm, &w), "MPI_Win_create");
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, w);
+    return w;
   }
 
   /// The window and displacement of `p` (an address of core `me`) on core `target_core`.
-  std::pair<MPI_Win, MPI_Aint> window_of(core_state const& me, std::byte const* p, int target_core) const {
+  std::pair<MPI_Win, MPI_Aint> window_of(core_state const& me, std::byte const* p, int rank, int target_core) const {
     auto const at = [&](arena const& a) { return p >= a.base() && p < a.base() + a.capacity(); };
     std::size_t const core = static_cast<std::size_t>(target_core) * 2;
-    if (at(me.vmem)) return {windows_[core], p - me.vmem.base()};
-    if (at(me.smem)) return {windows_[core + 1], p - me.smem.base()};
+    if (at(me.vmem)) return {kept_.arenas[core], p - me.vmem.base()};
+    if (at(me.smem)) return {kept_.arenas[core + 1], p - me.smem.base()};
     for (std::size_t k = 0; k < hbm_.size(); ++k)
-      if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes)
-        return {windows_[static_cast<std::size_t>(cores_per_chip_) * 2 + k], p - hbm_[k].base};
+      if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes)  // a dynamic window: the target's address
+        return {kept_.hbm, MPI_Aint_add(hbm_remote_[static_cast<std::size_t>(rank) * hbm_.size() + k], p - hbm_[k].base)};
     return {MPI_WIN_NULL, 0};
   }
 
@@ -12789,19 +12856,19 @@ class mpi_transport final : public chip_transport {
   static void free_type(MPI_Datatype t) { MPI_Type_free(&t); }
 
   void add_to_mailbox(int rank, int core, std::int64_t offset, std::int32_t inc) {
-    MPI_Accumulate(&inc, 1, MPI_INT32_T, rank, slot(core, offset), 1, MPI_INT32_T, MPI_SUM, mailbox_win_);
-    MPI_Win_flush(rank, mailbox_win_);
+    MPI_Accumulate(&inc, 1, MPI_INT32_T, rank, slot(core, offset), 1, MPI_INT32_T, MPI_SUM, kept_.mailbox_win);
+    MPI_Win_flush(rank, kept_.mailbox_win);
   }
 
   mpi_world const& world_;
+  mpi_world::kept_windows& kept_;
   int cores_per_chip_;
   std::vector<hbm_buffer> hbm_;
+  std::vector<MPI_Aint> hbm_remote_;  ///< [rank][operand]: the shards' addresses on every rank
   std::chrono::duration<double> timeout_;
   launch_state* launch_ = nullptr;
   std::atomic<bool> opened_{false};
-  std::vector<MPI_Win> windows_;  ///< [core][VMEM, SMEM], then the HBM shards
-  std::vector<std::int32_t> mailbox_;
-  MPI_Win mailbox_win_ = MPI_WIN_NULL;
+  bool opened_windows_ = false;
 };
 
 }  // namespace pallas::detail
