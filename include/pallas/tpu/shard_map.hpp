@@ -108,14 +108,14 @@ class shard_map_fn {
     (check_shards(inputs), ...);
 
     auto const& outs = kernel_.out_types();
-    auto make_outputs = [&] {
+    auto make_outputs = [&](bool local) {
       auto o = std::apply([](auto const&... s) { return std::tuple{s.make_uninitialized_array()...}; }, outs);
-      std::apply([](auto&... a) { (detail::poison(a), ...); }, o);
+      if (local) std::apply([](auto&... a) { (detail::poison(a), ...); }, o);  // another process's: untouched
       return o;
     };
-    std::vector<decltype(make_outputs())> outputs;
+    std::vector<decltype(make_outputs(true))> outputs;
     outputs.reserve(num_chips);
-    for (int c = 0; c < num_chips; ++c) outputs.push_back(make_outputs());
+    for (int c = 0; c < num_chips; ++c) outputs.push_back(make_outputs(c >= first_chip && c < last_chip));
 
     // What each chip's body receives, and every local chip's HBM buffers in one order.
     detail::chip_context chips;
