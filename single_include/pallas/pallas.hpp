@@ -7779,6 +7779,7 @@ struct semaphore_poll {
   std::int32_t value = 0;
   int reads = 0;
   wait_watch watch;
+  std::chrono::steady_clock::time_point stalled_since{};  ///< chips over MPI: when this poll began waiting
 };
 
 /// A signal another core sent to a semaphore this core has not allocated yet (one of a
@@ -8310,6 +8311,11 @@ inline bool remote_pending_for(launch_state const& launch, void const* cell) {
 /// Whether the launch's chips span processes (chip_transport::spans_processes).
 inline bool chips_elsewhere(launch_state const& launch) {
   return launch.chips && launch.chips->transport->spans_processes();
+}
+/// A core's read of a semaphore (pl::semaphore_read): over MPI, it first takes what other
+/// ranks signaled into it, so that a loop polling it sees them.
+inline void take_remote_signals(launch_state const& launch, void const* cell) {
+  if (chips_elsewhere(launch)) launch.chips->transport->pending_for(cell);
 }
 /// The wait hook for a core registered as blocked (chip_transport::check_stalled); `since`
 /// is set on the wait's first call.
@@ -9727,6 +9733,7 @@ inline void note_semaphore_read(core_state& core, std::atomic<std::int32_t> cons
     end_polling(core);
     p.cell = &cell;
     p.value = value;
+    p.stalled_since = {};
     return;
   }
   if (++p.reads < polls_before_waiting) return;
@@ -9740,7 +9747,10 @@ inline void note_semaphore_read(core_state& core, std::atomic<std::int32_t> cons
     return;
   }
   enter_wait(core, p.watch, &cell, value, polling_who, where);
-  poll_wait(core, p.watch, [&] { return cell.load(std::memory_order_acquire) == value; });
+  poll_wait(core, p.watch, [&] {  // over MPI another rank may still signal it: never proven stuck
+    return cell.load(std::memory_order_acquire) == value && !chips_elsewhere(launch);
+  });
+  if (launch.chips) stalled_remote(core, p.stalled_since);
 }
 
 }  // namespace pallas::detail
@@ -12136,6 +12146,7 @@ std::int32_t semaphore_read(S const& sem, detail::place where = detail::place::h
   if (!core) return cell.load(std::memory_order_acquire);
   core->launch->check_aborted();    // a polling loop unwinds when another core failed
   detail::interleave_point(*core);  // a loop polling it lets others run
+  detail::take_remote_signals(*core->launch, &cell);  // over MPI: what other chips signaled
   std::int32_t const value = cell.load(std::memory_order_acquire);
   // A DMA semaphore may be counting a copy still queued on this core: not a wait to judge.
   if constexpr (std::remove_cvref_t<decltype(*sem.data())>::kind != tpu::semaphore_kind::dma)

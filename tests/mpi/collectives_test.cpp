@@ -116,6 +116,26 @@ TEST_CASE("mpi: on a 2-D mesh, named and MESH device ids reach the chip they nam
   });
 }
 
+TEST_CASE("mpi: a loop polling the barrier semaphore sees the other chips' signals", "[mpi]") {
+  on_world_mesh([]<int N>() {
+    auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>)(
+        [](auto in, auto out) {
+          pl::index_t const me = pl::axis_index<"x">();
+          auto barrier = pltpu::get_barrier_semaphore();
+          pl::semaphore_signal(barrier, 1, (me + N - 1) % N, pltpu::DeviceIdType::LOGICAL);
+          pl::semaphore_signal(barrier, 1, (me + 1) % N, pltpu::DeviceIdType::LOGICAL);
+          while (pl::semaphore_read(barrier) < 2) {
+          }
+          pl::semaphore_wait(barrier, 2);
+          pltpu::sync_copy(in, out);
+        });
+    auto const xs = shards<N>(97);
+    auto const ys = pl::shard_map<pl::device_mesh<"x", N>>(kernel)(xs);
+    int const d = pl::local_chips<pl::device_mesh<"x", N>>()[0];
+    CHECK(ys[static_cast<std::size_t>(d)] == xs[static_cast<std::size_t>(d)]);
+  });
+}
+
 TEST_CASE("mpi: ring all-gather gives every chip every chip's block", "[mpi]") {
   on_world_mesh([]<int N>() {
     auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, N, 8, 128>>,

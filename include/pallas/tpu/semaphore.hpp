@@ -220,6 +220,7 @@ std::int32_t semaphore_read(S const& sem, detail::place where = detail::place::h
   if (!core) return cell.load(std::memory_order_acquire);
   core->launch->check_aborted();    // a polling loop unwinds when another core failed
   detail::interleave_point(*core);  // a loop polling it lets others run
+  detail::take_remote_signals(*core->launch, &cell);  // over MPI: what other chips signaled
   std::int32_t const value = cell.load(std::memory_order_acquire);
   // A DMA semaphore may be counting a copy still queued on this core: not a wait to judge.
   if constexpr (std::remove_cvref_t<decltype(*sem.data())>::kind != tpu::semaphore_kind::dma)

@@ -222,6 +222,11 @@ inline bool remote_pending_for(launch_state const& launch, void const* cell) {
 inline bool chips_elsewhere(launch_state const& launch) {
   return launch.chips && launch.chips->transport->spans_processes();
 }
+/// A core's read of a semaphore (pl::semaphore_read): over MPI, it first takes what other
+/// ranks signaled into it, so that a loop polling it sees them.
+inline void take_remote_signals(launch_state const& launch, void const* cell) {
+  if (chips_elsewhere(launch)) launch.chips->transport->pending_for(cell);
+}
 /// The wait hook for a core registered as blocked (chip_transport::check_stalled); `since`
 /// is set on the wait's first call.
 inline void stalled_remote(core_state& core, std::chrono::steady_clock::time_point& since) {
