@@ -12545,11 +12545,12 @@ concept DeviceMesh = detail::is_device_mesh<T>::value;
 // Semaphores stay the cores' std::atomic counts; what other ranks add lands in a mailbox
 // window (one int32 per semaphore slot of every core) that only MPI atomics touch. A core
 // whose wait finds its count short swaps its mailbox slot to zero (MPI_Fetch_and_op, which
-// also progresses MPI) and adds what it took. A wait that ends nowhere is reported by a
+// also progresses MPI) and adds what it took; pl::semaphore_read does the same before it
+// reads. One launch at a time per process: a launch's start is a collective over the
+// ranks (pallas' own duplicate of MPI_COMM_WORLD). A wait that ends nowhere is reported by a
 // timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default), naming the waiting core and
 // semaphore: no rank sees the others' waits, so the in-process deadlock proof is off.
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -12707,11 +12708,7 @@ class mpi_transport final : public chip_transport {
         left += (left.empty() ? "" : "; ") + std::string("chip ") + std::to_string(world_.rank) + " core " +
                 std::to_string(k / slots_per_core) + " semaphore at byte " +
                 std::to_string((k % slots_per_core) * sizeof(std::int32_t)) + " holds " + std::to_string(kept_.mailbox[k]);
-    if (!left.empty()) {  // unchecked mode goes on: the next launch starts from zero (no rank sends now)
-      std::fill(kept_.mailbox.begin(), kept_.mailbox.end(), 0);
-      MPI_Win_sync(kept_.mailbox_win);
-    }
-    return left;
+    return left;  // (non-empty: the caller ends the job, so no later launch finds them)
   }
 
   bool in_this_process(int target) const override { return target / cores_per_chip_ == world_.rank; }
