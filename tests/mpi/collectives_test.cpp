@@ -86,6 +86,29 @@ TEST_CASE("mpi: two cores per chip each send half the columns, after a barrier-s
   });
 }
 
+TEST_CASE("mpi: a device id naming the core axis reaches the other core's VMEM on the next chip", "[mpi]") {
+  on_world_mesh([]<int N>() {
+    // Core c sends its half of the columns into the VMEM scratch of core 1 - c of the right
+    // chip; each core then writes what it received (the left chip's other half) out.
+    auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 2>>,
+                             pl::scratch_types<pltpu::VMEM<float, 8, 64>, pltpu::SemaphoreType::DMA<>,
+                                               pltpu::SemaphoreType::DMA<>>)(
+        [](auto in, auto out, auto buf, auto send_sem, auto recv_sem) {
+          pl::index_t const right = (pl::axis_index<"x">() + 1) % N;
+          pl::index_t const core = pl::axis_index<"core">(), other = 1 - core;
+          auto copy = pltpu::make_async_remote_copy(in.at(pl::full_extent, pl::ds<64>(core * 64)), buf, send_sem, recv_sem,
+                                                    {{"x", right}, {"core", other}}, pltpu::DeviceIdType::MESH);
+          copy.start();
+          copy.wait();  // ours left; the left chip's core `other` filled our buf
+          pltpu::sync_copy(buf, out.at(pl::full_extent, pl::ds<64>(other * 64)));
+        });
+    auto const xs = shards<N>(211);
+    auto const ys = pl::shard_map<pl::device_mesh<"x", N>>(kernel)(xs);
+    int const d = pl::local_chips<pl::device_mesh<"x", N>>()[0];
+    CHECK(ys[static_cast<std::size_t>(d)] == xs[static_cast<std::size_t>((d + N - 1) % N)]);
+  });
+}
+
 TEST_CASE("mpi: on a 2-D mesh, named and MESH device ids reach the chip they name", "[mpi]") {
   on_world_mesh([]<int N>() {
     constexpr int Y = N >= 2 ? 2 : 1, X = N / Y;
