@@ -28,7 +28,7 @@ namespace {
 
 constexpr int N = 4;          // chips = ranks
 constexpr pl::index_t R = 256;  // rows of 128 floats per block: N blocks, 512 KiB per chip
-constexpr int repetitions = 15;
+constexpr int repetitions = 50;
 
 using mesh = pl::device_mesh<"x", N>;
 using shard = pl::Array<float, N, R, 128>;
