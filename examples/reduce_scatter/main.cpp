@@ -3,8 +3,9 @@
 // on chip b + 1 and travels right, each chip adding its own block b, for N - 1 steps. As in
 // the guide, the receiving buffer is double-buffered (two inbox slots), so a chip may only
 // send into a slot once its right neighbour signalled (a REGULAR semaphore, remotely) that it
-// consumed what the slot held two steps earlier; a barrier-semaphore handshake first makes
-// sure both neighbours entered the kernel. On 2, 4 and 8 chips in this process, and on 4 MPI
+// consumed what the slot held two steps earlier (without that wait, checked mode reports the
+// race: the next copy lands in the slot while the receiver still adds from it); a
+// barrier-semaphore handshake first makes sure both neighbours entered the kernel. On 2, 4 and 8 chips in this process, and on 4 MPI
 // ranks with PALLAS_USE_MPI (`mpirun -np 4 example_reduce_scatter_mpi`), checked against the
 // sums computed by a plain loop.
 
