@@ -5,9 +5,9 @@
 // send into a slot once its right neighbour signalled (a REGULAR semaphore, remotely) that it
 // consumed what the slot held two steps earlier (without that wait, checked mode reports the
 // race: the next copy lands in the slot while the receiver still adds from it); a
-// barrier-semaphore handshake first makes sure both neighbours entered the kernel. On 2, 4 and 8 chips in this process, and on 4 MPI
-// ranks with PALLAS_USE_MPI (`mpirun -np 4 example_reduce_scatter_mpi`), checked against the
-// sums computed by a plain loop.
+// barrier-semaphore handshake first makes sure both neighbours entered the kernel. On 2, 4
+// and 8 chips in this process, and on 4 MPI ranks with PALLAS_USE_MPI (`mpirun -np 4
+// example_reduce_scatter_mpi`), checked against the sums computed by a plain loop.
 
 #include <iostream>
 #include <vector>
