@@ -8,8 +8,8 @@
 //
 // Each launch returns fresh output arrays (512 KiB per chip), and glibc gives blocks that
 // large back to the system when they are freed (its mmap and trim thresholds), so every
-// launch would first page-fault its outputs in: 0.27 instead of 0.63 on the machine that
-// set the goal. The program keeps freed memory in the process (mallopt), as the reference
+// launch would first page-fault its outputs in (0.27 instead of 0.63 on a loaded 2-CPU
+// machine). The program keeps freed memory in the process (mallopt), as the reference
 // reuses its buffers: the ratio measures the copies, not the page faults.
 
 #include <benchmark/benchmark.h>
