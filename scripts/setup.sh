@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ clang libboost-dev catch2 libeigen3-dev python3 python3-numpy pkg-config
-  doxygen
+  doxygen libopenmpi-dev openmpi-bin
   "$@")
 
 missing=()

@@ -6474,6 +6474,7 @@ inline when_t when(bool condition) { return {condition}; }
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -7817,6 +7818,7 @@ struct semaphore_poll {
   std::int32_t value = 0;
   int reads = 0;
   wait_watch watch;
+  std::chrono::steady_clock::time_point stalled_since{};  ///< chips over MPI: when this poll began waiting
 };
 
 /// A signal another core sent to a semaphore this core has not allocated yet (one of a
@@ -8106,6 +8108,9 @@ struct launch_state {
   /// cores_per_chip) are chip c's. One chip otherwise (cores_per_chip == num_cores).
   int cores_per_chip = 1;
   chip_context* chips = nullptr;
+  /// The global index of cores[0]: 0 in process; chip r's first core on MPI rank r, where a
+  /// process runs one chip's cores (detail/runtime/mpi_transport.hpp).
+  int first_core = 0;
 
   /// Records the first failure and tells every core to stop.
   void fail_with(std::exception_ptr e) {
@@ -8144,7 +8149,9 @@ struct launch_state {
 /// A core's index among its chip's cores (what `pl::axis_index<"core">()` gives), and its
 /// chip's index in a multi-chip launch (0 otherwise).
 inline int local_core_index(core_state const& core) noexcept { return core.index % core.launch->cores_per_chip; }
-inline int chip_index(core_state const& core) noexcept { return core.index / core.launch->cores_per_chip; }
+inline int chip_index(core_state const& core) noexcept {
+  return (core.launch->first_core + core.index) / core.launch->cores_per_chip;
+}
 
 /// "core 1", or "chip 2 core 1" in a multi-chip launch (messages).
 [[gnu::cold]] inline std::string core_name(core_state const& core) {
@@ -8182,13 +8189,43 @@ class chip_transport {
   /// When the launch ends: moves the bytes of the copies never waited on either side (their
   /// semaphores are gone) and returns how many there were.
   virtual std::size_t leftovers() = 0;
+
+  // A backend with one chip per process (mpi_transport.hpp) reaches the other chips' cores
+  // only through these; in process, every core is here and they are never called.
+
+  /// Whether global core `target` runs in this process.
+  virtual bool in_this_process(int /*target*/) const { return true; }
+  /// A copy from core `me` into core `target` of another process: `task.dst` is the
+  /// destination as `me` sees it (the same buffer and offset are written on `target`).
+  /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
+  /// signaled with the byte count.
+  virtual void start_elsewhere(core_state& me, dma_task const& /*task*/, std::atomic<std::int32_t>* /*send*/,
+                               int /*target*/, std::int64_t /*recv_offset*/) {
+    fail("pallas: a remote copy to another process from ", me.index, " without a multi-process backend");
+  }
+  /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
+  virtual void signal_elsewhere(core_state& me, int /*target*/, std::int64_t /*offset*/, std::int32_t /*inc*/) {
+    fail("pallas: a remote signal to another process from ", me.index, " without a multi-process backend");
+  }
+  /// Whether other processes may signal this launch's semaphores (then a wait that every
+  /// local core is stuck in is not a proven deadlock).
+  virtual bool spans_processes() const { return false; }
+  /// Called by a waiting core between its polls, once it is registered as blocked, with
+  /// when that wait began blocking: where the launch's deadlock detector cannot see every
+  /// chip, a timeout throws here.
+  virtual void check_stalled(core_state& /*me*/, std::chrono::steady_clock::time_point /*since*/) {}
 };
+
+/// Global core `target` of the launch, which runs in this process.
+inline core_state& core_of_launch(launch_state const& launch, int target) {
+  return *launch.cores[target - launch.first_core];
+}
 
 /// Adds `inc` to the semaphore at `offset` of core `target`; kept as an early signal when
 /// that core has not allocated it yet (semaphore.hpp's rule for signals to other cores).
 inline void signal_remote_semaphore(launch_state& launch, int target, std::int64_t offset, std::int32_t inc,
                                     int from) {
-  core_state& other = *launch.cores[target];
+  core_state& other = core_of_launch(launch, target);
   auto* cell = reinterpret_cast<std::atomic<std::int32_t>*>(other.semaphores.base() + offset);
   auto const end = offset + static_cast<std::int64_t>(sizeof(std::int32_t));
   if (end > other.semaphores_allocated.load(std::memory_order_acquire)) {
@@ -8294,6 +8331,11 @@ inline std::byte* translate_to_core(core_state const& me, void const* p, core_st
   if (within(me.smem)) return target.smem.base() + (b - me.smem.base());
   if (within(me.semaphores)) return target.semaphores.base() + (b - me.semaphores.base());
   chip_context const& chips = *me.launch->chips;
+  if (chip_index(me) == chip_index(target)) {  // the chip's own HBM (the only one a process may hold)
+    for (auto const& buf : chips.buffers[static_cast<std::size_t>(chip_index(me))])
+      if (b >= buf.base && b < buf.base + buf.bytes) return const_cast<std::byte*>(b);
+    return nullptr;
+  }
   auto const& mine = chips.buffers[static_cast<std::size_t>(chip_index(me))];
   auto const& theirs = chips.buffers[static_cast<std::size_t>(chip_index(target))];
   for (std::size_t k = 0; k < mine.size(); ++k)
@@ -8307,6 +8349,21 @@ inline bool progress_remote(launch_state& launch, void const* cell) {
 }
 inline bool remote_pending_for(launch_state const& launch, void const* cell) {
   return launch.chips && launch.chips->transport->pending_for(cell);
+}
+/// Whether the launch's chips span processes (chip_transport::spans_processes).
+inline bool chips_elsewhere(launch_state const& launch) {
+  return launch.chips && launch.chips->transport->spans_processes();
+}
+/// A core's read of a semaphore (pl::semaphore_read): over MPI, it first takes what other
+/// ranks signaled into it, so that a loop polling it sees them.
+inline void take_remote_signals(launch_state const& launch, void const* cell) {
+  if (chips_elsewhere(launch)) launch.chips->transport->pending_for(cell);
+}
+/// The wait hook for a core registered as blocked (chip_transport::check_stalled); `since`
+/// is set on the wait's first call.
+inline void stalled_remote(core_state& core, std::chrono::steady_clock::time_point& since) {
+  if (since == std::chrono::steady_clock::time_point{}) since = std::chrono::steady_clock::now();
+  core.launch->chips->transport->check_stalled(core, since);
 }
 
 }  // namespace pallas::detail
@@ -9721,6 +9778,7 @@ inline void note_semaphore_read(core_state& core, std::atomic<std::int32_t> cons
     end_polling(core);
     p.cell = &cell;
     p.value = value;
+    p.stalled_since = {};
     return;
   }
   if (++p.reads < polls_before_waiting) return;
@@ -9734,7 +9792,10 @@ inline void note_semaphore_read(core_state& core, std::atomic<std::int32_t> cons
     return;
   }
   enter_wait(core, p.watch, &cell, value, polling_who, where);
-  poll_wait(core, p.watch, [&] { return cell.load(std::memory_order_acquire) == value; });
+  poll_wait(core, p.watch, [&] {  // over MPI another rank may still signal it: never proven stuck
+    return cell.load(std::memory_order_acquire) == value && !chips_elsewhere(launch);
+  });
+  if (launch.chips) stalled_remote(core, p.stalled_since);
 }
 
 }  // namespace pallas::detail
@@ -9860,6 +9921,7 @@ void dma_engine::wait(Core& core, std::atomic<std::int32_t>& cell, std::int32_t 
     }
   } scope(core.checked);
   wait_registration blocked(core);
+  std::chrono::steady_clock::time_point stalled_since{};  // multi-process chips: when this wait began blocking
   for (int k = 0;; ++k) {
     std::int32_t cur = cell.load(std::memory_order_acquire);
     if (cur >= value) {
@@ -9919,7 +9981,11 @@ void dma_engine::wait(Core& core, std::atomic<std::int32_t>& cell, std::int32_t 
       std::this_thread::yield();
     } else {
       blocked.enter(&cell, value, who, where);
-      blocked.poll([&] { return cell.load(std::memory_order_acquire) < value && !remote_pending_for(launch, &cell); });
+      blocked.poll([&] {
+        return cell.load(std::memory_order_acquire) < value && !remote_pending_for(launch, &cell) &&
+               !chips_elsewhere(launch);  // over MPI, another rank may still signal it: a timeout decides
+      });
+      if (launch.chips) stalled_remote(core, stalled_since);
       std::this_thread::sleep_for(std::chrono::microseconds(k < 8192 ? 10 : 100));
     }
   }
@@ -10070,6 +10136,7 @@ struct launch_config {
   std::string_view name = {};  ///< the kernel's name (pl::name), for the trace; empty: `who`
   int cores_per_chip = 0;         ///< several chips: cores per chip (0: one chip of num_cores)
   chip_context* chips = nullptr;  ///< several chips: their shared state (chip_set.hpp)
+  int first_core = 0;             ///< several chips, one per process: this chip's first global core
 };
 
 class core_set {
@@ -10117,6 +10184,7 @@ class core_set {
     state.axis_name = config.axis_name;
     state.cores_per_chip = config.cores_per_chip > 0 ? config.cores_per_chip : num_cores;
     state.chips = config.chips;
+    state.first_core = config.first_core;
     state.schedule = config.schedule;
     state.conventions = config.conventions;
     state.interleave.reset(state.schedule.order == dma_order::random && state.schedule.yield_cores, num_cores,
@@ -12054,7 +12122,7 @@ inline index_t global_core_index(core_state const& me, index_t core_index) {
   if (core_index < 0 || core_index >= per_chip)
     fail<index_error>("pallas::semaphore_signal: core_index ", core_index, " is out of range for ", per_chip,
                       per_chip == 1 ? " core" : " cores");
-  return chip_index(me) * per_chip + core_index;
+  return chip_index(me) * per_chip + core_index - me.launch->first_core;  // the chip's cores are in this process
 }
 
 /// The same semaphore (same id) on core `core_index` of the launch. When that core has not
@@ -12139,6 +12207,7 @@ std::int32_t semaphore_read(S const& sem, detail::place where = detail::place::h
   if (!core) return cell.load(std::memory_order_acquire);
   core->launch->check_aborted();    // a polling loop unwinds when another core failed
   detail::interleave_point(*core);  // a loop polling it lets others run
+  detail::take_remote_signals(*core->launch, &cell);  // over MPI: what other chips signaled
   std::int32_t const value = cell.load(std::memory_order_acquire);
   // A DMA semaphore may be counting a copy still queued on this core: not a wait to judge.
   if constexpr (std::remove_cvref_t<decltype(*sem.data())>::kind != tpu::semaphore_kind::dma)
@@ -12501,16 +12570,417 @@ concept DeviceMesh = detail::is_device_mesh<T>::value;
 // chip. Every core of every chip passes a barrier after allocating its scratch, before its
 // body runs (Pallas' device barrier at the start of a communicating kernel). Each core
 // also has one BARRIER semaphore, pltpu::get_barrier_semaphore() (tpu/remote_copy.hpp).
+//
+// Under PALLAS_USE_MPI (detail/runtime/mpi_transport.hpp) the same program runs on every
+// rank of `mpirun -np N`, N the mesh's chip count, and each rank runs one chip, the one
+// whose index is its rank: the call takes the same vectors, reads only that chip's entry
+// of each input, and fills only that chip's entry of each output (the others stay
+// unwritten). pl::local_chips<Mesh>() says which entries are this process's, in both
+// backends, so the code that checks results is the same.
 
 #include <cstdint>
+#include <exception>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include <boost/mp11/list.hpp>
 
+// ---- begin pallas/detail/runtime/mpi_transport.hpp ----
+// The MPI backend of multi-chip launches (PALLAS_USE_MPI): one chip per rank, the same
+// program on every rank under `mpirun -np N`, chip index = rank. The chip's cores are the
+// rank's threads, all calling MPI (MPI_THREAD_MULTIPLE).
+//
+// Every rank exposes, in the same order, one MPI window per local core's VMEM and SMEM
+// arena, allocated identically on every rank, so a destination is the sender's own buffer
+// and offset (chip_set.hpp's symmetric heap); and one dynamic window to which each launch
+// attaches its HBM operand shards (their addresses are exchanged at the launch's start).
+// The arena windows and the mailbox below outlive a launch (creating a window is a
+// collective that costs about as much as a small all-reduce) and are recreated only when
+// some rank's cores or arenas changed. A remote copy is an MPI_Put into the target's
+// window, flushed; then an MPI_Accumulate adds the byte count to the target core's
+// receive semaphore, and the sender's send semaphore is signaled here. Remote
+// semaphore_signal is the same MPI_Accumulate.
+//
+// Semaphores stay the cores' std::atomic counts; what other ranks add lands in a mailbox
+// window (one int32 per semaphore slot of every core) that only MPI atomics touch. A core
+// whose wait finds its count short swaps its mailbox slot to zero (MPI_Fetch_and_op, which
+// also progresses MPI) and adds what it took; pl::semaphore_read does the same before it
+// reads. One launch at a time per process: a launch's start is a collective over the
+// ranks (pallas' own duplicate of MPI_COMM_WORLD). A wait that ends nowhere is reported by a
+// timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default), naming the waiting core and
+// semaphore: no rank sees the others' waits, so the in-process deadlock proof is off.
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+
+#ifdef PALLAS_USE_MPI
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1  // pallas uses MPI's C API; the removed C++ bindings need another library
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+namespace pallas::detail {
+
+/// This process's place in MPI_COMM_WORLD. The first call initializes MPI (with
+/// MPI_THREAD_MULTIPLE, finalized at exit) unless the program did; either way it checks
+/// that threads may call MPI concurrently.
+struct mpi_world {
+  int rank = 0;
+  int size = 1;
+  /// pallas' own duplicate of MPI_COMM_WORLD: its collectives never interleave with the
+  /// program's, and its errors come back as codes (MPI_ERRORS_RETURN) to be explained.
+  MPI_Comm comm = MPI_COMM_NULL;
+
+  /// The windows kept from one launch to the next (mpi_transport): [core][VMEM, SMEM], the
+  /// mailbox over `mailbox`, the dynamic window for HBM shards, and what they were made for.
+  struct kept_windows {
+    std::vector<MPI_Win> arenas;
+    std::vector<std::pair<std::byte const*, std::int64_t>> made_for;  ///< each arena's base and capacity
+    std::vector<std::int32_t> mailbox;
+    MPI_Win mailbox_win = MPI_WIN_NULL;
+    MPI_Win hbm = MPI_WIN_NULL;
+
+    /// Frees them (collective: every rank at the same point).
+    void release() {
+      for (auto& w : arenas) {
+        MPI_Win_unlock_all(w);
+        MPI_Win_free(&w);
+      }
+      arenas.clear();
+      made_for.clear();
+      for (MPI_Win* w : {&mailbox_win, &hbm})
+        if (*w != MPI_WIN_NULL) {
+          MPI_Win_unlock_all(*w);
+          MPI_Win_free(w);
+        }
+    }
+  };
+  kept_windows* windows = nullptr;  ///< one per process, freed before MPI_Finalize
+
+  static mpi_world const& get() {
+    static mpi_world const world = [] {
+      int initialized = 0;
+      MPI_Initialized(&initialized);
+      int provided = MPI_THREAD_SINGLE;
+      if (!initialized) {
+        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+        std::atexit([] {
+          int finalized = 0;
+          MPI_Finalized(&finalized);
+          if (finalized) return;
+          get().windows->release();
+          MPI_Finalize();
+        });
+      } else {
+        MPI_Query_thread(&provided);
+      }
+      if (provided < MPI_THREAD_MULTIPLE)
+        fail("pallas (PALLAS_USE_MPI): MPI gives thread support level ", provided,
+             ", pallas needs MPI_THREAD_MULTIPLE (", MPI_THREAD_MULTIPLE,
+             "): every core of a chip is a thread that calls MPI. Initialize MPI with MPI_Init_thread(..., "
+             "MPI_THREAD_MULTIPLE, ...) or use an MPI built with thread support");
+      mpi_world w;
+      MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+      MPI_Comm_dup(MPI_COMM_WORLD, &w.comm);
+      MPI_Comm_set_errhandler(w.comm, MPI_ERRORS_RETURN);
+      w.windows = new kept_windows;  // never deleted: atexit may still need it
+      return w;
+    }();
+    return world;
+  }
+
+  /// Prints `what` as this rank's error and ends the whole job (no rank hangs waiting for
+  /// this one).
+  [[noreturn]] void abort(char const* what) const {
+    std::fprintf(stderr, "pallas: MPI rank %d of %d failed: %s\n", rank, size, what);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort();
+  }
+};
+
+/// How long a wait may stay short before it is reported (PALLAS_MPI_WAIT_TIMEOUT, seconds).
+inline std::chrono::duration<double> mpi_wait_timeout() {
+  char const* env = std::getenv("PALLAS_MPI_WAIT_TIMEOUT");
+  double const seconds = env ? std::atof(env) : 0.0;
+  return std::chrono::duration<double>(seconds > 0 ? seconds : 30.0);
+}
+
+/// One rank's side of a multi-chip launch over MPI (this file's header comment).
+class mpi_transport final : public chip_transport {
+ public:
+  /// `hbm` lists this chip's operand shards (the same operands, in the same order, on
+  /// every rank).
+  mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
+      : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
+        timeout_(mpi_wait_timeout()) {}
+  mpi_transport(mpi_transport const&) = delete;
+  mpi_transport& operator=(mpi_transport const&) = delete;
+
+  /// Every core calls it once, after the launch's start barrier (every local core has
+  /// allocated its scratch): core 0 exposes the windows (collective over the ranks) and
+  /// passes a barrier of every rank; the others wait for it.
+  void join(core_state& core) {
+    launch_state& launch = *core.launch;
+    if (local_core_index(core) == 0) {
+      open(launch);
+      opened_.store(true, std::memory_order_release);
+      return;
+    }
+    while (!opened_.load(std::memory_order_acquire)) {
+      launch.check_aborted();
+      std::this_thread::yield();
+    }
+  }
+
+  /// After the launch, on every rank: detaches the HBM shards and, in checked mode, waits
+  /// for every rank and returns what other ranks signaled into this chip's semaphores and
+  /// nobody waited for ("" when nothing). Unchecked, a rank goes on at once: every copy
+  /// into it landed before the signal its wait consumed (a program that does not wait is
+  /// wrong, and only checked mode tells).
+  std::string close() {
+    if (!opened_windows_) return {};  // one chip: nothing was opened
+    if constexpr (!checked_mode) {
+      for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+      return {};
+    }
+    MPI_Barrier(world_.comm);
+    for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+    MPI_Win_sync(kept_.mailbox_win);  // what other ranks accumulated is visible to these loads
+    std::string left;
+    for (std::size_t k = 0; k < kept_.mailbox.size(); ++k)
+      if (kept_.mailbox[k] != 0)
+        left += (left.empty() ? "" : "; ") + std::string("chip ") + std::to_string(world_.rank) + " core " +
+                std::to_string(k / slots_per_core) + " semaphore at byte " +
+                std::to_string((k % slots_per_core) * sizeof(std::int32_t)) + " holds " + std::to_string(kept_.mailbox[k]);
+    return left;  // (non-empty: the caller ends the job, so no later launch finds them)
+  }
+
+  bool in_this_process(int target) const override { return target / cores_per_chip_ == world_.rank; }
+
+  void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
+                       std::int64_t recv_offset) override {
+    int const rank = target / cores_per_chip_;
+    int const target_core = target % cores_per_chip_;
+    auto [win, disp] = window_of(me, task.dst, rank, target_core);
+    if (win == MPI_WIN_NULL)
+      fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a scratch "
+           "buffer or a run_scoped buffer), so it has no counterpart on chip ", rank, " (on ", core_name(me), ')');
+    if (task.bytes > 0) {
+      MPI_Datatype const src_type = layout_type(task, task.src_strides);
+      MPI_Datatype const dst_type = layout_type(task, task.dst_strides);
+      MPI_Put(task.src, 1, src_type, rank, disp, 1, dst_type, win);
+      MPI_Win_flush(rank, win);  // the bytes have landed before the receiver can see its count
+      free_type(src_type);
+      free_type(dst_type);
+    }
+    add_to_mailbox(rank, target_core, recv_offset, task.bytes);
+    send->fetch_add(task.bytes, std::memory_order_acq_rel);  // the source has been read
+  }
+
+  void signal_elsewhere(core_state& /*me*/, int target, std::int64_t offset, std::int32_t inc) override {
+    add_to_mailbox(target / cores_per_chip_, target % cores_per_chip_, offset, inc);
+  }
+
+  void start(launch_state& launch, remote_task const& t, bool /*now*/) override {
+    run_remote_task(launch, t);  // a copy to a core of this chip: moves at once
+  }
+  bool progress(launch_state& /*launch*/, void const* /*cell*/) override { return false; }
+  /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
+  bool pending_for(void const* cell) override {
+    if (!opened_windows_) return false;
+    for (int c = 0; c < cores_per_chip_; ++c) {
+      core_state const& core = *launch_->cores[c];
+      auto const* b = static_cast<std::byte const*>(cell);
+      if (b < core.semaphores.base() || b >= core.semaphores.base() + core.semaphores.capacity()) continue;
+      std::int32_t const zero = 0;
+      std::int32_t got = 0;
+      MPI_Fetch_and_op(&zero, &got, MPI_INT32_T, world_.rank, slot(c, b - core.semaphores.base()), MPI_REPLACE,
+                       kept_.mailbox_win);
+      MPI_Win_flush(world_.rank, kept_.mailbox_win);
+      if (got == 0) return false;
+      const_cast<std::atomic<std::int32_t>*>(static_cast<std::atomic<std::int32_t> const*>(cell))
+          ->fetch_add(got, std::memory_order_acq_rel);
+      return true;
+    }
+    return false;
+  }
+  bool spans_processes() const override { return world_.size > 1; }
+  std::size_t leftovers() override { return 0; }
+
+  void check_stalled(core_state& me, std::chrono::steady_clock::time_point since) override {
+    if (std::chrono::steady_clock::now() - since < timeout_) return;
+    fail<deadlock_error>("pallas::deadlock (MPI rank ", world_.rank, " of ", world_.size, "): ",
+                         describe_blocked_core(me), ", for more than ", timeout_.count(),
+                         " s (PALLAS_MPI_WAIT_TIMEOUT): a wait no chip signals (a mismatched send and receive?)");
+  }
+
+ private:
+  static constexpr std::int64_t slots_per_core = core_state::semaphore_arena_bytes / sizeof(std::int32_t);
+
+  static MPI_Aint slot(int core, std::int64_t offset) {
+    return static_cast<MPI_Aint>((core * slots_per_core + offset / static_cast<std::int64_t>(sizeof(std::int32_t))) *
+                                 static_cast<std::int64_t>(sizeof(std::int32_t)));
+  }
+
+  void open(launch_state& launch) {
+    launch_ = &launch;
+    if (world_.size == 1) return;  // one chip: every copy stays in this process (and a lone rank may have no osc)
+    std::vector<std::pair<std::byte const*, std::int64_t>> arenas;
+    for (int c = 0; c < cores_per_chip_; ++c) {
+      arenas.emplace_back(launch.cores[c]->vmem.base(), launch.cores[c]->vmem.capacity());
+      arenas.emplace_back(launch.cores[c]->smem.base(), launch.cores[c]->smem.capacity());
+    }
+    // One collective for both: whether some rank's cores or arenas changed since the
+    // windows were made, and where every rank's HBM shards of this launch are.
+    std::size_t const k = hbm_.size() + 1;
+    std::vector<MPI_Aint> mine(k, 0);
+    mine[0] = arenas != kept_.made_for || kept_.hbm == MPI_WIN_NULL ? 1 : 0;
+    for (std::size_t b = 0; b < hbm_.size(); ++b) MPI_Get_address(hbm_[b].base, &mine[b + 1]);
+    bool const stale = mine[0] != 0;
+    if (!stale) attach();  // before the exchange, which no rank passes before this one joins it
+    std::vector<MPI_Aint> all(k * static_cast<std::size_t>(world_.size));
+    MPI_Allgather(mine.data(), static_cast<int>(k), MPI_AINT, all.data(), static_cast<int>(k), MPI_AINT, world_.comm);
+    hbm_remote_.assign(hbm_.size() * static_cast<std::size_t>(world_.size), 0);
+    bool any_stale = false;
+    for (std::size_t r = 0; r < static_cast<std::size_t>(world_.size); ++r) {
+      any_stale = any_stale || all[r * k] != 0;
+      for (std::size_t b = 0; b < hbm_.size(); ++b) hbm_remote_[r * hbm_.size() + b] = all[r * k + 1 + b];
+    }
+    opened_windows_ = true;
+    if (!any_stale) return;
+    // Every rank makes its windows again, then passes a barrier once its shards are attached.
+    if (!stale)
+      for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+    kept_.release();
+    for (auto const& [base, bytes] : arenas) kept_.arenas.push_back(create(const_cast<std::byte*>(base), bytes));
+    kept_.made_for = arenas;
+    kept_.mailbox.assign(static_cast<std::size_t>(cores_per_chip_ * slots_per_core), 0);
+    kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::int32_t)));
+    check(MPI_Win_create_dynamic(MPI_INFO_NULL, world_.comm, &kept_.hbm), "MPI_Win_create_dynamic");
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, kept_.hbm);
+    attach();
+    MPI_Barrier(world_.comm);
+  }
+
+  void attach() {
+    for (auto const& b : hbm_) MPI_Win_attach(kept_.hbm, b.base, static_cast<MPI_Aint>(b.bytes));
+  }
+
+  /// Fails with MPI's explanation when `rc` is an error.
+  static void check(int rc, char const* what) {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    fail("pallas (PALLAS_USE_MPI): ", what, " failed (", std::string(text, static_cast<std::size_t>(length)),
+         "): this MPI has no one-sided (osc) component for windows over memory the program allocated under "
+         "MPI_THREAD_MULTIPLE. Open MPI 4 on one node needs osc rdma over the vader transport with its single-copy "
+         "mechanism: run with --mca btl self,vader, without btl_vader_single_copy_mechanism=none or --mca osc pt2pt");
+  }
+
+  MPI_Win create(void* base, std::int64_t bytes) const {
+    MPI_Win w = MPI_WIN_NULL;
+    check(MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, world_.comm, &w), "MPI_Win_create");
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, w);
+    return w;
+  }
+
+  /// The window and displacement of `p` (an address of core `me`) on core `target_core`.
+  std::pair<MPI_Win, MPI_Aint> window_of(core_state const& me, std::byte const* p, int rank, int target_core) const {
+    auto const at = [&](arena const& a) { return p >= a.base() && p < a.base() + a.capacity(); };
+    std::size_t const core = static_cast<std::size_t>(target_core) * 2;
+    if (at(me.vmem)) return {kept_.arenas[core], p - me.vmem.base()};
+    if (at(me.smem)) return {kept_.arenas[core + 1], p - me.smem.base()};
+    for (std::size_t k = 0; k < hbm_.size(); ++k)
+      if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes)  // a dynamic window: the target's address
+        return {kept_.hbm, MPI_Aint_add(hbm_remote_[static_cast<std::size_t>(rank) * hbm_.size() + k], p - hbm_[k].base)};
+    return {MPI_WIN_NULL, 0};
+  }
+
+  /// The copy's elements on one side, as an MPI type (strides in elements).
+  static MPI_Datatype layout_type(dma_task const& task, index_t const* strides) {
+    MPI_Datatype type;
+    MPI_Type_contiguous(static_cast<int>(task.element_bytes), MPI_BYTE, &type);
+    for (int d = task.rank - 1; d >= 0; --d) {
+      MPI_Datatype outer;
+      MPI_Type_create_hvector(static_cast<int>(task.extents[d]), 1,
+                              static_cast<MPI_Aint>(strides[d] * static_cast<index_t>(task.element_bytes)), type, &outer);
+      MPI_Type_free(&type);
+      type = outer;
+    }
+    MPI_Type_commit(&type);
+    return type;
+  }
+  static void free_type(MPI_Datatype t) { MPI_Type_free(&t); }
+
+  void add_to_mailbox(int rank, int core, std::int64_t offset, std::int32_t inc) {
+    MPI_Accumulate(&inc, 1, MPI_INT32_T, rank, slot(core, offset), 1, MPI_INT32_T, MPI_SUM, kept_.mailbox_win);
+    MPI_Win_flush(rank, kept_.mailbox_win);
+  }
+
+  mpi_world const& world_;
+  mpi_world::kept_windows& kept_;
+  int cores_per_chip_;
+  std::vector<hbm_buffer> hbm_;
+  std::vector<MPI_Aint> hbm_remote_;  ///< [rank][operand]: the shards' addresses on every rank
+  std::chrono::duration<double> timeout_;
+  launch_state* launch_ = nullptr;
+  std::atomic<bool> opened_{false};
+  bool opened_windows_ = false;
+};
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
+// ---- end pallas/detail/runtime/mpi_transport.hpp ----
 
 namespace pallas {
+
+namespace detail {
+/// The chips [first, last) of the mesh this process runs: every chip, or under
+/// PALLAS_USE_MPI the rank's (the mesh must have one chip per rank).
+template <DeviceMesh ChipMesh>
+std::pair<int, int> local_chip_range() {
+#ifdef PALLAS_USE_MPI
+  auto const& world = mpi_world::get();
+  if (world.size != ChipMesh::num_chips)
+    fail("pallas::shard_map: the mesh has ", ChipMesh::num_chips, " chips but MPI_COMM_WORLD has ", world.size,
+         " ranks (this is rank ", world.rank, "); under PALLAS_USE_MPI every chip is one rank: run with mpirun -np ",
+         ChipMesh::num_chips);
+  return {world.rank, world.rank + 1};
+#else
+  return {0, ChipMesh::num_chips};
+#endif
+}
+}  // namespace detail
+
+/// The chips of `ChipMesh` whose results this process computes in pl::shard_map: every
+/// chip in process; under PALLAS_USE_MPI, the one chip whose index is the MPI rank (a
+/// pallas::error when the mesh's chip count is not the world size).
+template <DeviceMesh ChipMesh>
+std::vector<int> local_chips() {
+  auto const [first, last] = detail::local_chip_range<ChipMesh>();
+  std::vector<int> chips;
+  for (int c = first; c < last; ++c) chips.push_back(c);
+  return chips;
+}
 
 /// What `pl::shard_map<Mesh>(kernel)` returns: call it with one Array per chip for each
 /// input (a std::vector each); it returns one output per chip.
@@ -12533,6 +13003,8 @@ class shard_map_fn {
     using core_mesh = typename Kernel::mesh_type;
     constexpr int num_chips = ChipMesh::num_chips;
     constexpr int per_chip = core_mesh::num_cores;
+    // The chips this process runs: all of them, or under PALLAS_USE_MPI the rank's one.
+    auto const [first_chip, last_chip] = detail::local_chip_range<ChipMesh>();
     [[maybe_unused]] int operand = 0;
     [[maybe_unused]] auto check_shards = [&](auto const& v) {
       if (static_cast<int>(v.size()) != num_chips)
@@ -12543,17 +13015,16 @@ class shard_map_fn {
     (check_shards(inputs), ...);
 
     auto const& outs = kernel_.out_types();
-    auto make_outputs = [&] {
+    auto make_outputs = [&](bool local) {
       auto o = std::apply([](auto const&... s) { return std::tuple{s.make_uninitialized_array()...}; }, outs);
-      std::apply([](auto&... a) { (detail::poison(a), ...); }, o);
+      if (local) std::apply([](auto&... a) { (detail::poison(a), ...); }, o);  // another process's: untouched
       return o;
     };
-    std::vector<decltype(make_outputs())> outputs;
+    std::vector<decltype(make_outputs(true))> outputs;
     outputs.reserve(num_chips);
-    for (int c = 0; c < num_chips; ++c) outputs.push_back(make_outputs());
+    for (int c = 0; c < num_chips; ++c) outputs.push_back(make_outputs(c >= first_chip && c < last_chip));
 
-    // What each chip's body receives, and every chip's HBM buffers in one order.
-    detail::in_process_transport transport;
+    // What each chip's body receives, and every local chip's HBM buffers in one order.
     detail::chip_context chips;
     chips.num_chips = num_chips;
     chips.num_axes = ChipMesh::num_axes;
@@ -12561,13 +13032,12 @@ class shard_map_fn {
       chips.axis_names[a] = ChipMesh::axis_names[static_cast<std::size_t>(a)];
       chips.axis_sizes[a] = ChipMesh::axis_sizes[static_cast<std::size_t>(a)];
     }
-    chips.transport = &transport;
     using refs_t = decltype(std::tuple_cat(std::tuple{inputs[0].read_only_ref()...},
                                            std::apply([](auto&... o) { return std::tuple{o.ref()...}; }, outputs[0])));
     std::vector<refs_t> refs;
-    refs.reserve(num_chips);
+    refs.reserve(static_cast<std::size_t>(last_chip - first_chip));
     chips.buffers.resize(num_chips);
-    for (std::size_t c = 0; c < static_cast<std::size_t>(num_chips); ++c) {
+    for (auto c = static_cast<std::size_t>(first_chip); c < static_cast<std::size_t>(last_chip); ++c) {
       auto& bufs = chips.buffers[c];
       auto note = [&](auto const& a) {
         bufs.push_back({reinterpret_cast<std::byte*>(const_cast<std::remove_cvref_t<decltype(*a.data())>*>(a.data())),
@@ -12580,24 +13050,46 @@ class shard_map_fn {
     }
 
     detail::launch_config config = detail::launch_config_of<core_mesh>();
-    config.num_cores = num_chips * per_chip;
+    config.num_cores = (last_chip - first_chip) * per_chip;
     config.cores_per_chip = per_chip;
+    config.first_core = first_chip * per_chip;
     config.chips = &chips;
     config.who = "pl::shard_map";
     auto const& body = kernel_.body();
-    detail::device::instance().launch(config, [&](int index) {
-      auto& core = *detail::current_core;
-      auto const barrier = tpu::SemaphoreType::BARRIER<>::allocate(core);  // pltpu::get_barrier_semaphore()
-      chips.barrier_offset.store(reinterpret_cast<std::byte const*>(barrier.data()) - core.semaphores.base(),
-                                 std::memory_order_relaxed);
-      std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
-      detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
-      std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
-      detail::finish_core(core);
-    });
+    auto run_cores = [&](auto&& join) {
+      detail::device::instance().launch(config, [&](int index) {
+        auto& core = *detail::current_core;
+        auto const barrier = tpu::SemaphoreType::BARRIER<>::allocate(core);  // pltpu::get_barrier_semaphore()
+        chips.barrier_offset.store(reinterpret_cast<std::byte const*>(barrier.data()) - core.semaphores.base(),
+                                   std::memory_order_relaxed);
+        std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
+        detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
+        join(core);
+        std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
+        detail::finish_core(core);
+      });
+    };
+#ifdef PALLAS_USE_MPI
+    // One chip per rank: a failure here would leave the other ranks waiting, so it ends the job.
+    auto const& world = detail::mpi_world::get();
+    config.schedule.yield_cores = false;  // the random order's core interleaving is one process's
+    detail::mpi_transport transport(world, per_chip, chips.buffers[static_cast<std::size_t>(first_chip)]);
+    chips.transport = &transport;
+    try {
+      run_cores([&](detail::core_state& core) { transport.join(core); });
+      if (std::string const left = transport.close(); checked_mode && !left.empty())
+        detail::fail<leak_error>("pallas::shard_map: semaphores signaled by other chips and never waited for: ", left);
+    } catch (std::exception const& e) {
+      world.abort(e.what());
+    }
+#else
+    detail::in_process_transport transport;
+    chips.transport = &transport;
+    run_cores([](detail::core_state&) {});
     if (std::size_t const left = transport.leftovers(); checked_mode && left != 0)
       detail::fail<leak_error>("pallas::shard_map: ", left,
                                " remote copies were started and never waited on either chip (wait_send or wait_recv)");
+#endif
 
     if constexpr (std::tuple_size_v<typename decltype(outputs)::value_type> == 1) {
       std::vector<std::remove_cvref_t<decltype(std::get<0>(outputs[0]))>> single;
@@ -12788,19 +13280,20 @@ class async_remote_copy_descriptor {
     launch.check_aborted();
     d::end_polling(core);
     int const target = d::resolve_device(core, id_, type_, "make_async_remote_copy", where);
-    d::core_state& other = *launch.cores[target];
     d::remote_task t;
     t.task = d::dma_task::make(src_, dst_);
+    t.recv_offset = reinterpret_cast<std::byte const*>(&recv_.data()->count) - core.semaphores.base();
+    if (t.recv_offset < 0 || t.recv_offset >= core.semaphores.capacity())
+      d::fail("pallas::make_async_remote_copy: the receive semaphore must be a kernel's scratch or run_scoped "
+              "semaphore (on ", d::core_name(core), ')');
+    if (!launch.chips->transport->in_this_process(target))  // a chip of another process (MPI)
+      return launch.chips->transport->start_elsewhere(core, t.task, &send_.data()->count, target, t.recv_offset);
+    d::core_state& other = d::core_of_launch(launch, target);
     t.task.dst = d::translate_to_core(core, dst_.data(), other);
     if (!t.task.dst)
       d::fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a "
               "scratch buffer or a run_scoped buffer), so it has no counterpart on the target chip (on ",
               d::core_name(core), ", ", where.file_name(), ':', where.line, ')');
-    auto const* mine = reinterpret_cast<std::byte const*>(&recv_.data()->count);
-    t.recv_offset = mine - core.semaphores.base();
-    if (t.recv_offset < 0 || t.recv_offset >= core.semaphores.capacity())
-      d::fail("pallas::make_async_remote_copy: the receive semaphore must be a kernel's scratch or run_scoped "
-              "semaphore (on ", d::core_name(core), ')');
     t.recv = reinterpret_cast<std::atomic<std::int32_t>*>(other.semaphores.base() + t.recv_offset);
     t.send = &send_.data()->count;
     t.sender = core.index;
@@ -12912,7 +13405,15 @@ void semaphore_signal(S const& sem, index_t inc, tpu::device_id const& id, tpu::
     detail::fail("pallas::semaphore_signal: increment ", inc, " is not a non-negative int32 (", where.file_name(), ':',
                  where.line, ')');
   int const target_core = detail::resolve_device(core, id, type, "semaphore_signal", where);
-  auto const [target, deferred] = detail::semaphore_on_core(core, sem.data(), target_core, static_cast<std::int32_t>(inc));
+  if (auto& transport = *core.launch->chips->transport; !transport.in_this_process(target_core)) {
+    auto const offset = reinterpret_cast<std::byte const*>(sem.data()) - core.semaphores.base();
+    if (offset < 0 || offset >= core.semaphores.capacity())
+      detail::fail("pallas::semaphore_signal: only semaphores of a kernel's scratch or of run_scoped can be signaled on "
+                   "another chip");
+    return transport.signal_elsewhere(core, target_core, offset, static_cast<std::int32_t>(inc));
+  }
+  auto const [target, deferred] = detail::semaphore_on_core(core, sem.data(), target_core - core.launch->first_core,
+                                                            static_cast<std::int32_t>(inc));
   if constexpr (checked_mode) core.checked.race_release(&target->count);
   if (deferred) return;
   target->count.fetch_add(static_cast<std::int32_t>(inc), std::memory_order_acq_rel);

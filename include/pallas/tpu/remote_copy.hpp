@@ -177,19 +177,20 @@ class async_remote_copy_descriptor {
     launch.check_aborted();
     d::end_polling(core);
     int const target = d::resolve_device(core, id_, type_, "make_async_remote_copy", where);
-    d::core_state& other = *launch.cores[target];
     d::remote_task t;
     t.task = d::dma_task::make(src_, dst_);
+    t.recv_offset = reinterpret_cast<std::byte const*>(&recv_.data()->count) - core.semaphores.base();
+    if (t.recv_offset < 0 || t.recv_offset >= core.semaphores.capacity())
+      d::fail("pallas::make_async_remote_copy: the receive semaphore must be a kernel's scratch or run_scoped "
+              "semaphore (on ", d::core_name(core), ')');
+    if (!launch.chips->transport->in_this_process(target))  // a chip of another process (MPI)
+      return launch.chips->transport->start_elsewhere(core, t.task, &send_.data()->count, target, t.recv_offset);
+    d::core_state& other = d::core_of_launch(launch, target);
     t.task.dst = d::translate_to_core(core, dst_.data(), other);
     if (!t.task.dst)
       d::fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a "
               "scratch buffer or a run_scoped buffer), so it has no counterpart on the target chip (on ",
               d::core_name(core), ", ", where.file_name(), ':', where.line, ')');
-    auto const* mine = reinterpret_cast<std::byte const*>(&recv_.data()->count);
-    t.recv_offset = mine - core.semaphores.base();
-    if (t.recv_offset < 0 || t.recv_offset >= core.semaphores.capacity())
-      d::fail("pallas::make_async_remote_copy: the receive semaphore must be a kernel's scratch or run_scoped "
-              "semaphore (on ", d::core_name(core), ')');
     t.recv = reinterpret_cast<std::atomic<std::int32_t>*>(other.semaphores.base() + t.recv_offset);
     t.send = &send_.data()->count;
     t.sender = core.index;
@@ -301,7 +302,15 @@ void semaphore_signal(S const& sem, index_t inc, tpu::device_id const& id, tpu::
     detail::fail("pallas::semaphore_signal: increment ", inc, " is not a non-negative int32 (", where.file_name(), ':',
                  where.line, ')');
   int const target_core = detail::resolve_device(core, id, type, "semaphore_signal", where);
-  auto const [target, deferred] = detail::semaphore_on_core(core, sem.data(), target_core, static_cast<std::int32_t>(inc));
+  if (auto& transport = *core.launch->chips->transport; !transport.in_this_process(target_core)) {
+    auto const offset = reinterpret_cast<std::byte const*>(sem.data()) - core.semaphores.base();
+    if (offset < 0 || offset >= core.semaphores.capacity())
+      detail::fail("pallas::semaphore_signal: only semaphores of a kernel's scratch or of run_scoped can be signaled on "
+                   "another chip");
+    return transport.signal_elsewhere(core, target_core, offset, static_cast<std::int32_t>(inc));
+  }
+  auto const [target, deferred] = detail::semaphore_on_core(core, sem.data(), target_core - core.launch->first_core,
+                                                            static_cast<std::int32_t>(inc));
   if constexpr (checked_mode) core.checked.race_release(&target->count);
   if (deferred) return;
   target->count.fetch_add(static_cast<std::int32_t>(inc), std::memory_order_acq_rel);

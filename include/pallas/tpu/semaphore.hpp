@@ -135,7 +135,7 @@ inline index_t global_core_index(core_state const& me, index_t core_index) {
   if (core_index < 0 || core_index >= per_chip)
     fail<index_error>("pallas::semaphore_signal: core_index ", core_index, " is out of range for ", per_chip,
                       per_chip == 1 ? " core" : " cores");
-  return chip_index(me) * per_chip + core_index;
+  return chip_index(me) * per_chip + core_index - me.launch->first_core;  // the chip's cores are in this process
 }
 
 /// The same semaphore (same id) on core `core_index` of the launch. When that core has not
@@ -220,6 +220,7 @@ std::int32_t semaphore_read(S const& sem, detail::place where = detail::place::h
   if (!core) return cell.load(std::memory_order_acquire);
   core->launch->check_aborted();    // a polling loop unwinds when another core failed
   detail::interleave_point(*core);  // a loop polling it lets others run
+  detail::take_remote_signals(*core->launch, &cell);  // over MPI: what other chips signaled
   std::int32_t const value = cell.load(std::memory_order_acquire);
   // A DMA semaphore may be counting a copy still queued on this core: not a wait to judge.
   if constexpr (std::remove_cvref_t<decltype(*sem.data())>::kind != tpu::semaphore_kind::dma)

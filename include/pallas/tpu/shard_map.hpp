@@ -16,8 +16,17 @@
 // chip. Every core of every chip passes a barrier after allocating its scratch, before its
 // body runs (Pallas' device barrier at the start of a communicating kernel). Each core
 // also has one BARRIER semaphore, pltpu::get_barrier_semaphore() (tpu/remote_copy.hpp).
+//
+// Under PALLAS_USE_MPI (detail/runtime/mpi_transport.hpp) the same program runs on every
+// rank of `mpirun -np N`, N the mesh's chip count, and each rank runs one chip, the one
+// whose index is its rank: the call takes the same vectors, reads only that chip's entry
+// of each input, and fills only that chip's entry of each output (the others stay
+// unwritten). pl::local_chips<Mesh>() says which entries are this process's, in both
+// backends, so the code that checks results is the same.
 
 #include <cstdint>
+#include <exception>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -28,6 +37,7 @@
 #include <pallas/config.hpp>
 #include <pallas/detail/runtime/chip_set.hpp>
 #include <pallas/detail/runtime/device.hpp>
+#include <pallas/detail/runtime/mpi_transport.hpp>  // PALLAS_USE_MPI only
 #include <pallas/detail/runtime/random_order.hpp>
 #include <pallas/error.hpp>
 #include <pallas/kernel.hpp>
@@ -35,6 +45,35 @@
 #include <pallas/tpu/semaphore.hpp>
 
 namespace pallas {
+
+namespace detail {
+/// The chips [first, last) of the mesh this process runs: every chip, or under
+/// PALLAS_USE_MPI the rank's (the mesh must have one chip per rank).
+template <DeviceMesh ChipMesh>
+std::pair<int, int> local_chip_range() {
+#ifdef PALLAS_USE_MPI
+  auto const& world = mpi_world::get();
+  if (world.size != ChipMesh::num_chips)
+    fail("pallas::shard_map: the mesh has ", ChipMesh::num_chips, " chips but MPI_COMM_WORLD has ", world.size,
+         " ranks (this is rank ", world.rank, "); under PALLAS_USE_MPI every chip is one rank: run with mpirun -np ",
+         ChipMesh::num_chips);
+  return {world.rank, world.rank + 1};
+#else
+  return {0, ChipMesh::num_chips};
+#endif
+}
+}  // namespace detail
+
+/// The chips of `ChipMesh` whose results this process computes in pl::shard_map: every
+/// chip in process; under PALLAS_USE_MPI, the one chip whose index is the MPI rank (a
+/// pallas::error when the mesh's chip count is not the world size).
+template <DeviceMesh ChipMesh>
+std::vector<int> local_chips() {
+  auto const [first, last] = detail::local_chip_range<ChipMesh>();
+  std::vector<int> chips;
+  for (int c = first; c < last; ++c) chips.push_back(c);
+  return chips;
+}
 
 /// What `pl::shard_map<Mesh>(kernel)` returns: call it with one Array per chip for each
 /// input (a std::vector each); it returns one output per chip.
@@ -57,6 +96,8 @@ class shard_map_fn {
     using core_mesh = typename Kernel::mesh_type;
     constexpr int num_chips = ChipMesh::num_chips;
     constexpr int per_chip = core_mesh::num_cores;
+    // The chips this process runs: all of them, or under PALLAS_USE_MPI the rank's one.
+    auto const [first_chip, last_chip] = detail::local_chip_range<ChipMesh>();
     [[maybe_unused]] int operand = 0;
     [[maybe_unused]] auto check_shards = [&](auto const& v) {
       if (static_cast<int>(v.size()) != num_chips)
@@ -67,17 +108,16 @@ class shard_map_fn {
     (check_shards(inputs), ...);
 
     auto const& outs = kernel_.out_types();
-    auto make_outputs = [&] {
+    auto make_outputs = [&](bool local) {
       auto o = std::apply([](auto const&... s) { return std::tuple{s.make_uninitialized_array()...}; }, outs);
-      std::apply([](auto&... a) { (detail::poison(a), ...); }, o);
+      if (local) std::apply([](auto&... a) { (detail::poison(a), ...); }, o);  // another process's: untouched
       return o;
     };
-    std::vector<decltype(make_outputs())> outputs;
+    std::vector<decltype(make_outputs(true))> outputs;
     outputs.reserve(num_chips);
-    for (int c = 0; c < num_chips; ++c) outputs.push_back(make_outputs());
+    for (int c = 0; c < num_chips; ++c) outputs.push_back(make_outputs(c >= first_chip && c < last_chip));
 
-    // What each chip's body receives, and every chip's HBM buffers in one order.
-    detail::in_process_transport transport;
+    // What each chip's body receives, and every local chip's HBM buffers in one order.
     detail::chip_context chips;
     chips.num_chips = num_chips;
     chips.num_axes = ChipMesh::num_axes;
@@ -85,13 +125,12 @@ class shard_map_fn {
       chips.axis_names[a] = ChipMesh::axis_names[static_cast<std::size_t>(a)];
       chips.axis_sizes[a] = ChipMesh::axis_sizes[static_cast<std::size_t>(a)];
     }
-    chips.transport = &transport;
     using refs_t = decltype(std::tuple_cat(std::tuple{inputs[0].read_only_ref()...},
                                            std::apply([](auto&... o) { return std::tuple{o.ref()...}; }, outputs[0])));
     std::vector<refs_t> refs;
-    refs.reserve(num_chips);
+    refs.reserve(static_cast<std::size_t>(last_chip - first_chip));
     chips.buffers.resize(num_chips);
-    for (std::size_t c = 0; c < static_cast<std::size_t>(num_chips); ++c) {
+    for (auto c = static_cast<std::size_t>(first_chip); c < static_cast<std::size_t>(last_chip); ++c) {
       auto& bufs = chips.buffers[c];
       auto note = [&](auto const& a) {
         bufs.push_back({reinterpret_cast<std::byte*>(const_cast<std::remove_cvref_t<decltype(*a.data())>*>(a.data())),
@@ -104,24 +143,46 @@ class shard_map_fn {
     }
 
     detail::launch_config config = detail::launch_config_of<core_mesh>();
-    config.num_cores = num_chips * per_chip;
+    config.num_cores = (last_chip - first_chip) * per_chip;
     config.cores_per_chip = per_chip;
+    config.first_core = first_chip * per_chip;
     config.chips = &chips;
     config.who = "pl::shard_map";
     auto const& body = kernel_.body();
-    detail::device::instance().launch(config, [&](int index) {
-      auto& core = *detail::current_core;
-      auto const barrier = tpu::SemaphoreType::BARRIER<>::allocate(core);  // pltpu::get_barrier_semaphore()
-      chips.barrier_offset.store(reinterpret_cast<std::byte const*>(barrier.data()) - core.semaphores.base(),
-                                 std::memory_order_relaxed);
-      std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
-      detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
-      std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
-      detail::finish_core(core);
-    });
+    auto run_cores = [&](auto&& join) {
+      detail::device::instance().launch(config, [&](int index) {
+        auto& core = *detail::current_core;
+        auto const barrier = tpu::SemaphoreType::BARRIER<>::allocate(core);  // pltpu::get_barrier_semaphore()
+        chips.barrier_offset.store(reinterpret_cast<std::byte const*>(barrier.data()) - core.semaphores.base(),
+                                   std::memory_order_relaxed);
+        std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
+        detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
+        join(core);
+        std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
+        detail::finish_core(core);
+      });
+    };
+#ifdef PALLAS_USE_MPI
+    // One chip per rank: a failure here would leave the other ranks waiting, so it ends the job.
+    auto const& world = detail::mpi_world::get();
+    config.schedule.yield_cores = false;  // the random order's core interleaving is one process's
+    detail::mpi_transport transport(world, per_chip, chips.buffers[static_cast<std::size_t>(first_chip)]);
+    chips.transport = &transport;
+    try {
+      run_cores([&](detail::core_state& core) { transport.join(core); });
+      if (std::string const left = transport.close(); checked_mode && !left.empty())
+        detail::fail<leak_error>("pallas::shard_map: semaphores signaled by other chips and never waited for: ", left);
+    } catch (std::exception const& e) {
+      world.abort(e.what());
+    }
+#else
+    detail::in_process_transport transport;
+    chips.transport = &transport;
+    run_cores([](detail::core_state&) {});
     if (std::size_t const left = transport.leftovers(); checked_mode && left != 0)
       detail::fail<leak_error>("pallas::shard_map: ", left,
                                " remote copies were started and never waited on either chip (wait_send or wait_recv)");
+#endif
 
     if constexpr (std::tuple_size_v<typename decltype(outputs)::value_type> == 1) {
       std::vector<std::remove_cvref_t<decltype(std::get<0>(outputs[0]))>> single;

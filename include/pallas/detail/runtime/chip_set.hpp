@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -56,13 +57,43 @@ class chip_transport {
   /// When the launch ends: moves the bytes of the copies never waited on either side (their
   /// semaphores are gone) and returns how many there were.
   virtual std::size_t leftovers() = 0;
+
+  // A backend with one chip per process (mpi_transport.hpp) reaches the other chips' cores
+  // only through these; in process, every core is here and they are never called.
+
+  /// Whether global core `target` runs in this process.
+  virtual bool in_this_process(int /*target*/) const { return true; }
+  /// A copy from core `me` into core `target` of another process: `task.dst` is the
+  /// destination as `me` sees it (the same buffer and offset are written on `target`).
+  /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
+  /// signaled with the byte count.
+  virtual void start_elsewhere(core_state& me, dma_task const& /*task*/, std::atomic<std::int32_t>* /*send*/,
+                               int /*target*/, std::int64_t /*recv_offset*/) {
+    fail("pallas: a remote copy to another process from ", me.index, " without a multi-process backend");
+  }
+  /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
+  virtual void signal_elsewhere(core_state& me, int /*target*/, std::int64_t /*offset*/, std::int32_t /*inc*/) {
+    fail("pallas: a remote signal to another process from ", me.index, " without a multi-process backend");
+  }
+  /// Whether other processes may signal this launch's semaphores (then a wait that every
+  /// local core is stuck in is not a proven deadlock).
+  virtual bool spans_processes() const { return false; }
+  /// Called by a waiting core between its polls, once it is registered as blocked, with
+  /// when that wait began blocking: where the launch's deadlock detector cannot see every
+  /// chip, a timeout throws here.
+  virtual void check_stalled(core_state& /*me*/, std::chrono::steady_clock::time_point /*since*/) {}
 };
+
+/// Global core `target` of the launch, which runs in this process.
+inline core_state& core_of_launch(launch_state const& launch, int target) {
+  return *launch.cores[target - launch.first_core];
+}
 
 /// Adds `inc` to the semaphore at `offset` of core `target`; kept as an early signal when
 /// that core has not allocated it yet (semaphore.hpp's rule for signals to other cores).
 inline void signal_remote_semaphore(launch_state& launch, int target, std::int64_t offset, std::int32_t inc,
                                     int from) {
-  core_state& other = *launch.cores[target];
+  core_state& other = core_of_launch(launch, target);
   auto* cell = reinterpret_cast<std::atomic<std::int32_t>*>(other.semaphores.base() + offset);
   auto const end = offset + static_cast<std::int64_t>(sizeof(std::int32_t));
   if (end > other.semaphores_allocated.load(std::memory_order_acquire)) {
@@ -168,6 +199,11 @@ inline std::byte* translate_to_core(core_state const& me, void const* p, core_st
   if (within(me.smem)) return target.smem.base() + (b - me.smem.base());
   if (within(me.semaphores)) return target.semaphores.base() + (b - me.semaphores.base());
   chip_context const& chips = *me.launch->chips;
+  if (chip_index(me) == chip_index(target)) {  // the chip's own HBM (the only one a process may hold)
+    for (auto const& buf : chips.buffers[static_cast<std::size_t>(chip_index(me))])
+      if (b >= buf.base && b < buf.base + buf.bytes) return const_cast<std::byte*>(b);
+    return nullptr;
+  }
   auto const& mine = chips.buffers[static_cast<std::size_t>(chip_index(me))];
   auto const& theirs = chips.buffers[static_cast<std::size_t>(chip_index(target))];
   for (std::size_t k = 0; k < mine.size(); ++k)
@@ -181,6 +217,21 @@ inline bool progress_remote(launch_state& launch, void const* cell) {
 }
 inline bool remote_pending_for(launch_state const& launch, void const* cell) {
   return launch.chips && launch.chips->transport->pending_for(cell);
+}
+/// Whether the launch's chips span processes (chip_transport::spans_processes).
+inline bool chips_elsewhere(launch_state const& launch) {
+  return launch.chips && launch.chips->transport->spans_processes();
+}
+/// A core's read of a semaphore (pl::semaphore_read): over MPI, it first takes what other
+/// ranks signaled into it, so that a loop polling it sees them.
+inline void take_remote_signals(launch_state const& launch, void const* cell) {
+  if (chips_elsewhere(launch)) launch.chips->transport->pending_for(cell);
+}
+/// The wait hook for a core registered as blocked (chip_transport::check_stalled); `since`
+/// is set on the wait's first call.
+inline void stalled_remote(core_state& core, std::chrono::steady_clock::time_point& since) {
+  if (since == std::chrono::steady_clock::time_point{}) since = std::chrono::steady_clock::now();
+  core.launch->chips->transport->check_stalled(core, since);
 }
 
 }  // namespace pallas::detail

@@ -56,6 +56,7 @@ struct semaphore_poll {
   std::int32_t value = 0;
   int reads = 0;
   wait_watch watch;
+  std::chrono::steady_clock::time_point stalled_since{};  ///< chips over MPI: when this poll began waiting
 };
 
 /// A signal another core sent to a semaphore this core has not allocated yet (one of a

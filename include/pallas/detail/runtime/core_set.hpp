@@ -50,6 +50,7 @@ struct launch_config {
   std::string_view name = {};  ///< the kernel's name (pl::name), for the trace; empty: `who`
   int cores_per_chip = 0;         ///< several chips: cores per chip (0: one chip of num_cores)
   chip_context* chips = nullptr;  ///< several chips: their shared state (chip_set.hpp)
+  int first_core = 0;             ///< several chips, one per process: this chip's first global core
 };
 
 class core_set {
@@ -97,6 +98,7 @@ class core_set {
     state.axis_name = config.axis_name;
     state.cores_per_chip = config.cores_per_chip > 0 ? config.cores_per_chip : num_cores;
     state.chips = config.chips;
+    state.first_core = config.first_core;
     state.schedule = config.schedule;
     state.conventions = config.conventions;
     state.interleave.reset(state.schedule.order == dma_order::random && state.schedule.yield_cores, num_cores,

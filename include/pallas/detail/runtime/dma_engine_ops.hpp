@@ -158,6 +158,7 @@ void dma_engine::wait(Core& core, std::atomic<std::int32_t>& cell, std::int32_t 
     }
   } scope(core.checked);
   wait_registration blocked(core);
+  std::chrono::steady_clock::time_point stalled_since{};  // multi-process chips: when this wait began blocking
   for (int k = 0;; ++k) {
     std::int32_t cur = cell.load(std::memory_order_acquire);
     if (cur >= value) {
@@ -217,7 +218,11 @@ void dma_engine::wait(Core& core, std::atomic<std::int32_t>& cell, std::int32_t 
       std::this_thread::yield();
     } else {
       blocked.enter(&cell, value, who, where);
-      blocked.poll([&] { return cell.load(std::memory_order_acquire) < value && !remote_pending_for(launch, &cell); });
+      blocked.poll([&] {
+        return cell.load(std::memory_order_acquire) < value && !remote_pending_for(launch, &cell) &&
+               !chips_elsewhere(launch);  // over MPI, another rank may still signal it: a timeout decides
+      });
+      if (launch.chips) stalled_remote(core, stalled_since);
       std::this_thread::sleep_for(std::chrono::microseconds(k < 8192 ? 10 : 100));
     }
   }

@@ -46,6 +46,9 @@ struct launch_state {
   /// cores_per_chip) are chip c's. One chip otherwise (cores_per_chip == num_cores).
   int cores_per_chip = 1;
   chip_context* chips = nullptr;
+  /// The global index of cores[0]: 0 in process; chip r's first core on MPI rank r, where a
+  /// process runs one chip's cores (detail/runtime/mpi_transport.hpp).
+  int first_core = 0;
 
   /// Records the first failure and tells every core to stop.
   void fail_with(std::exception_ptr e) {
@@ -84,7 +87,9 @@ struct launch_state {
 /// A core's index among its chip's cores (what `pl::axis_index<"core">()` gives), and its
 /// chip's index in a multi-chip launch (0 otherwise).
 inline int local_core_index(core_state const& core) noexcept { return core.index % core.launch->cores_per_chip; }
-inline int chip_index(core_state const& core) noexcept { return core.index / core.launch->cores_per_chip; }
+inline int chip_index(core_state const& core) noexcept {
+  return (core.launch->first_core + core.index) / core.launch->cores_per_chip;
+}
 
 /// "core 1", or "chip 2 core 1" in a multi-chip launch (messages).
 [[gnu::cold]] inline std::string core_name(core_state const& core) {

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include <pallas/detail/checked/checked_access.hpp>
+#include <pallas/detail/runtime/chip_set.hpp>
 #include <pallas/detail/runtime/core.hpp>
 #include <pallas/detail/runtime/deadlock.hpp>
 #include <pallas/detail/runtime/launch.hpp>
@@ -39,6 +40,7 @@ inline void note_semaphore_read(core_state& core, std::atomic<std::int32_t> cons
     end_polling(core);
     p.cell = &cell;
     p.value = value;
+    p.stalled_since = {};
     return;
   }
   if (++p.reads < polls_before_waiting) return;
@@ -52,7 +54,10 @@ inline void note_semaphore_read(core_state& core, std::atomic<std::int32_t> cons
     return;
   }
   enter_wait(core, p.watch, &cell, value, polling_who, where);
-  poll_wait(core, p.watch, [&] { return cell.load(std::memory_order_acquire) == value; });
+  poll_wait(core, p.watch, [&] {  // over MPI another rank may still signal it: never proven stuck
+    return cell.load(std::memory_order_acquire) == value && !chips_elsewhere(launch);
+  });
+  if (launch.chips) stalled_remote(core, p.stalled_since);
 }
 
 }  // namespace pallas::detail

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The MPI backend of multi-chip launches (PALLAS_USE_MPI): one chip per rank, the same
+// program on every rank under `mpirun -np N`, chip index = rank. The chip's cores are the
+// rank's threads, all calling MPI (MPI_THREAD_MULTIPLE).
+//
+// Every rank exposes, in the same order, one MPI window per local core's VMEM and SMEM
+// arena, allocated identically on every rank, so a destination is the sender's own buffer
+// and offset (chip_set.hpp's symmetric heap); and one dynamic window to which each launch
+// attaches its HBM operand shards (their addresses are exchanged at the launch's start).
+// The arena windows and the mailbox below outlive a launch (creating a window is a
+// collective that costs about as much as a small all-reduce) and are recreated only when
+// some rank's cores or arenas changed. A remote copy is an MPI_Put into the target's
+// window, flushed; then an MPI_Accumulate adds the byte count to the target core's
+// receive semaphore, and the sender's send semaphore is signaled here. Remote
+// semaphore_signal is the same MPI_Accumulate.
+//
+// Semaphores stay the cores' std::atomic counts; what other ranks add lands in a mailbox
+// window (one int32 per semaphore slot of every core) that only MPI atomics touch. A core
+// whose wait finds its count short swaps its mailbox slot to zero (MPI_Fetch_and_op, which
+// also progresses MPI) and adds what it took; pl::semaphore_read does the same before it
+// reads. One launch at a time per process: a launch's start is a collective over the
+// ranks (pallas' own duplicate of MPI_COMM_WORLD). A wait that ends nowhere is reported by a
+// timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default), naming the waiting core and
+// semaphore: no rank sees the others' waits, so the in-process deadlock proof is off.
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <pallas/detail/runtime/chip_set.hpp>
+#include <pallas/detail/runtime/core.hpp>
+#include <pallas/detail/runtime/deadlock.hpp>
+#include <pallas/detail/runtime/dma_task.hpp>
+#include <pallas/detail/runtime/launch.hpp>
+#include <pallas/error.hpp>
+
+#ifdef PALLAS_USE_MPI
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1  // pallas uses MPI's C API; the removed C++ bindings need another library
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+namespace pallas::detail {
+
+/// This process's place in MPI_COMM_WORLD. The first call initializes MPI (with
+/// MPI_THREAD_MULTIPLE, finalized at exit) unless the program did; either way it checks
+/// that threads may call MPI concurrently.
+struct mpi_world {
+  int rank = 0;
+  int size = 1;
+  /// pallas' own duplicate of MPI_COMM_WORLD: its collectives never interleave with the
+  /// program's, and its errors come back as codes (MPI_ERRORS_RETURN) to be explained.
+  MPI_Comm comm = MPI_COMM_NULL;
+
+  /// The windows kept from one launch to the next (mpi_transport): [core][VMEM, SMEM], the
+  /// mailbox over `mailbox`, the dynamic window for HBM shards, and what they were made for.
+  struct kept_windows {
+    std::vector<MPI_Win> arenas;
+    std::vector<std::pair<std::byte const*, std::int64_t>> made_for;  ///< each arena's base and capacity
+    std::vector<std::int32_t> mailbox;
+    MPI_Win mailbox_win = MPI_WIN_NULL;
+    MPI_Win hbm = MPI_WIN_NULL;
+
+    /// Frees them (collective: every rank at the same point).
+    void release() {
+      for (auto& w : arenas) {
+        MPI_Win_unlock_all(w);
+        MPI_Win_free(&w);
+      }
+      arenas.clear();
+      made_for.clear();
+      for (MPI_Win* w : {&mailbox_win, &hbm})
+        if (*w != MPI_WIN_NULL) {
+          MPI_Win_unlock_all(*w);
+          MPI_Win_free(w);
+        }
+    }
+  };
+  kept_windows* windows = nullptr;  ///< one per process, freed before MPI_Finalize
+
+  static mpi_world const& get() {
+    static mpi_world const world = [] {
+      int initialized = 0;
+      MPI_Initialized(&initialized);
+      int provided = MPI_THREAD_SINGLE;
+      if (!initialized) {
+        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+        std::atexit([] {
+          int finalized = 0;
+          MPI_Finalized(&finalized);
+          if (finalized) return;
+          get().windows->release();
+          MPI_Finalize();
+        });
+      } else {
+        MPI_Query_thread(&provided);
+      }
+      if (provided < MPI_THREAD_MULTIPLE)
+        fail("pallas (PALLAS_USE_MPI): MPI gives thread support level ", provided,
+             ", pallas needs MPI_THREAD_MULTIPLE (", MPI_THREAD_MULTIPLE,
+             "): every core of a chip is a thread that calls MPI. Initialize MPI with MPI_Init_thread(..., "
+             "MPI_THREAD_MULTIPLE, ...) or use an MPI built with thread support");
+      mpi_world w;
+      MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+      MPI_Comm_dup(MPI_COMM_WORLD, &w.comm);
+      MPI_Comm_set_errhandler(w.comm, MPI_ERRORS_RETURN);
+      w.windows = new kept_windows;  // never deleted: atexit may still need it
+      return w;
+    }();
+    return world;
+  }
+
+  /// Prints `what` as this rank's error and ends the whole job (no rank hangs waiting for
+  /// this one).
+  [[noreturn]] void abort(char const* what) const {
+    std::fprintf(stderr, "pallas: MPI rank %d of %d failed: %s\n", rank, size, what);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort();
+  }
+};
+
+/// How long a wait may stay short before it is reported (PALLAS_MPI_WAIT_TIMEOUT, seconds).
+inline std::chrono::duration<double> mpi_wait_timeout() {
+  char const* env = std::getenv("PALLAS_MPI_WAIT_TIMEOUT");
+  double const seconds = env ? std::atof(env) : 0.0;
+  return std::chrono::duration<double>(seconds > 0 ? seconds : 30.0);
+}
+
+/// One rank's side of a multi-chip launch over MPI (this file's header comment).
+class mpi_transport final : public chip_transport {
+ public:
+  /// `hbm` lists this chip's operand shards (the same operands, in the same order, on
+  /// every rank).
+  mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
+      : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
+        timeout_(mpi_wait_timeout()) {}
+  mpi_transport(mpi_transport const&) = delete;
+  mpi_transport& operator=(mpi_transport const&) = delete;
+
+  /// Every core calls it once, after the launch's start barrier (every local core has
+  /// allocated its scratch): core 0 exposes the windows (collective over the ranks) and
+  /// passes a barrier of every rank; the others wait for it.
+  void join(core_state& core) {
+    launch_state& launch = *core.launch;
+    if (local_core_index(core) == 0) {
+      open(launch);
+      opened_.store(true, std::memory_order_release);
+      return;
+    }
+    while (!opened_.load(std::memory_order_acquire)) {
+      launch.check_aborted();
+      std::this_thread::yield();
+    }
+  }
+
+  /// After the launch, on every rank: detaches the HBM shards and, in checked mode, waits
+  /// for every rank and returns what other ranks signaled into this chip's semaphores and
+  /// nobody waited for ("" when nothing). Unchecked, a rank goes on at once: every copy
+  /// into it landed before the signal its wait consumed (a program that does not wait is
+  /// wrong, and only checked mode tells).
+  std::string close() {
+    if (!opened_windows_) return {};  // one chip: nothing was opened
+    if constexpr (!checked_mode) {
+      for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+      return {};
+    }
+    MPI_Barrier(world_.comm);
+    for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+    MPI_Win_sync(kept_.mailbox_win);  // what other ranks accumulated is visible to these loads
+    std::string left;
+    for (std::size_t k = 0; k < kept_.mailbox.size(); ++k)
+      if (kept_.mailbox[k] != 0)
+        left += (left.empty() ? "" : "; ") + std::string("chip ") + std::to_string(world_.rank) + " core " +
+                std::to_string(k / slots_per_core) + " semaphore at byte " +
+                std::to_string((k % slots_per_core) * sizeof(std::int32_t)) + " holds " + std::to_string(kept_.mailbox[k]);
+    return left;  // (non-empty: the caller ends the job, so no later launch finds them)
+  }
+
+  bool in_this_process(int target) const override { return target / cores_per_chip_ == world_.rank; }
+
+  void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
+                       std::int64_t recv_offset) override {
+    int const rank = target / cores_per_chip_;
+    int const target_core = target % cores_per_chip_;
+    auto [win, disp] = window_of(me, task.dst, rank, target_core);
+    if (win == MPI_WIN_NULL)
+      fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a scratch "
+           "buffer or a run_scoped buffer), so it has no counterpart on chip ", rank, " (on ", core_name(me), ')');
+    if (task.bytes > 0) {
+      MPI_Datatype const src_type = layout_type(task, task.src_strides);
+      MPI_Datatype const dst_type = layout_type(task, task.dst_strides);
+      MPI_Put(task.src, 1, src_type, rank, disp, 1, dst_type, win);
+      MPI_Win_flush(rank, win);  // the bytes have landed before the receiver can see its count
+      free_type(src_type);
+      free_type(dst_type);
+    }
+    add_to_mailbox(rank, target_core, recv_offset, task.bytes);
+    send->fetch_add(task.bytes, std::memory_order_acq_rel);  // the source has been read
+  }
+
+  void signal_elsewhere(core_state& /*me*/, int target, std::int64_t offset, std::int32_t inc) override {
+    add_to_mailbox(target / cores_per_chip_, target % cores_per_chip_, offset, inc);
+  }
+
+  void start(launch_state& launch, remote_task const& t, bool /*now*/) override {
+    run_remote_task(launch, t);  // a copy to a core of this chip: moves at once
+  }
+  bool progress(launch_state& /*launch*/, void const* /*cell*/) override { return false; }
+  /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
+  bool pending_for(void const* cell) override {
+    if (!opened_windows_) return false;
+    for (int c = 0; c < cores_per_chip_; ++c) {
+      core_state const& core = *launch_->cores[c];
+      auto const* b = static_cast<std::byte const*>(cell);
+      if (b < core.semaphores.base() || b >= core.semaphores.base() + core.semaphores.capacity()) continue;
+      std::int32_t const zero = 0;
+      std::int32_t got = 0;
+      MPI_Fetch_and_op(&zero, &got, MPI_INT32_T, world_.rank, slot(c, b - core.semaphores.base()), MPI_REPLACE,
+                       kept_.mailbox_win);
+      MPI_Win_flush(world_.rank, kept_.mailbox_win);
+      if (got == 0) return false;
+      const_cast<std::atomic<std::int32_t>*>(static_cast<std::atomic<std::int32_t> const*>(cell))
+          ->fetch_add(got, std::memory_order_acq_rel);
+      return true;
+    }
+    return false;
+  }
+  bool spans_processes() const override { return world_.size > 1; }
+  std::size_t leftovers() override { return 0; }
+
+  void check_stalled(core_state& me, std::chrono::steady_clock::time_point since) override {
+    if (std::chrono::steady_clock::now() - since < timeout_) return;
+    fail<deadlock_error>("pallas::deadlock (MPI rank ", world_.rank, " of ", world_.size, "): ",
+                         describe_blocked_core(me), ", for more than ", timeout_.count(),
+                         " s (PALLAS_MPI_WAIT_TIMEOUT): a wait no chip signals (a mismatched send and receive?)");
+  }
+
+ private:
+  static constexpr std::int64_t slots_per_core = core_state::semaphore_arena_bytes / sizeof(std::int32_t);
+
+  static MPI_Aint slot(int core, std::int64_t offset) {
+    return static_cast<MPI_Aint>((core * slots_per_core + offset / static_cast<std::int64_t>(sizeof(std::int32_t))) *
+                                 static_cast<std::int64_t>(sizeof(std::int32_t)));
+  }
+
+  void open(launch_state& launch) {
+    launch_ = &launch;
+    if (world_.size == 1) return;  // one chip: every copy stays in this process (and a lone rank may have no osc)
+    std::vector<std::pair<std::byte const*, std::int64_t>> arenas;
+    for (int c = 0; c < cores_per_chip_; ++c) {
+      arenas.emplace_back(launch.cores[c]->vmem.base(), launch.cores[c]->vmem.capacity());
+      arenas.emplace_back(launch.cores[c]->smem.base(), launch.cores[c]->smem.capacity());
+    }
+    // One collective for both: whether some rank's cores or arenas changed since the
+    // windows were made, and where every rank's HBM shards of this launch are.
+    std::size_t const k = hbm_.size() + 1;
+    std::vector<MPI_Aint> mine(k, 0);
+    mine[0] = arenas != kept_.made_for || kept_.hbm == MPI_WIN_NULL ? 1 : 0;
+    for (std::size_t b = 0; b < hbm_.size(); ++b) MPI_Get_address(hbm_[b].base, &mine[b + 1]);
+    bool const stale = mine[0] != 0;
+    if (!stale) attach();  // before the exchange, which no rank passes before this one joins it
+    std::vector<MPI_Aint> all(k * static_cast<std::size_t>(world_.size));
+    MPI_Allgather(mine.data(), static_cast<int>(k), MPI_AINT, all.data(), static_cast<int>(k), MPI_AINT, world_.comm);
+    hbm_remote_.assign(hbm_.size() * static_cast<std::size_t>(world_.size), 0);
+    bool any_stale = false;
+    for (std::size_t r = 0; r < static_cast<std::size_t>(world_.size); ++r) {
+      any_stale = any_stale || all[r * k] != 0;
+      for (std::size_t b = 0; b < hbm_.size(); ++b) hbm_remote_[r * hbm_.size() + b] = all[r * k + 1 + b];
+    }
+    opened_windows_ = true;
+    if (!any_stale) return;
+    // Every rank makes its windows again, then passes a barrier once its shards are attached.
+    if (!stale)
+      for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+    kept_.release();
+    for (auto const& [base, bytes] : arenas) kept_.arenas.push_back(create(const_cast<std::byte*>(base), bytes));
+    kept_.made_for = arenas;
+    kept_.mailbox.assign(static_cast<std::size_t>(cores_per_chip_ * slots_per_core), 0);
+    kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::int32_t)));
+    check(MPI_Win_create_dynamic(MPI_INFO_NULL, world_.comm, &kept_.hbm), "MPI_Win_create_dynamic");
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, kept_.hbm);
+    attach();
+    MPI_Barrier(world_.comm);
+  }
+
+  void attach() {
+    for (auto const& b : hbm_) MPI_Win_attach(kept_.hbm, b.base, static_cast<MPI_Aint>(b.bytes));
+  }
+
+  /// Fails with MPI's explanation when `rc` is an error.
+  static void check(int rc, char const* what) {
+    if (rc == MPI_SUCCESS) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    MPI_Error_string(rc, text, &length);
+    fail("pallas (PALLAS_USE_MPI): ", what, " failed (", std::string(text, static_cast<std::size_t>(length)),
+         "): this MPI has no one-sided (osc) component for windows over memory the program allocated under "
+         "MPI_THREAD_MULTIPLE. Open MPI 4 on one node needs osc rdma over the vader transport with its single-copy "
+         "mechanism: run with --mca btl self,vader, without btl_vader_single_copy_mechanism=none or --mca osc pt2pt");
+  }
+
+  MPI_Win create(void* base, std::int64_t bytes) const {
+    MPI_Win w = MPI_WIN_NULL;
+    check(MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, world_.comm, &w), "MPI_Win_create");
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, w);
+    return w;
+  }
+
+  /// The window and displacement of `p` (an address of core `me`) on core `target_core`.
+  std::pair<MPI_Win, MPI_Aint> window_of(core_state const& me, std::byte const* p, int rank, int target_core) const {
+    auto const at = [&](arena const& a) { return p >= a.base() && p < a.base() + a.capacity(); };
+    std::size_t const core = static_cast<std::size_t>(target_core) * 2;
+    if (at(me.vmem)) return {kept_.arenas[core], p - me.vmem.base()};
+    if (at(me.smem)) return {kept_.arenas[core + 1], p - me.smem.base()};
+    for (std::size_t k = 0; k < hbm_.size(); ++k)
+      if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes)  // a dynamic window: the target's address
+        return {kept_.hbm, MPI_Aint_add(hbm_remote_[static_cast<std::size_t>(rank) * hbm_.size() + k], p - hbm_[k].base)};
+    return {MPI_WIN_NULL, 0};
+  }
+
+  /// The copy's elements on one side, as an MPI type (strides in elements).
+  static MPI_Datatype layout_type(dma_task const& task, index_t const* strides) {
+    MPI_Datatype type;
+    MPI_Type_contiguous(static_cast<int>(task.element_bytes), MPI_BYTE, &type);
+    for (int d = task.rank - 1; d >= 0; --d) {
+      MPI_Datatype outer;
+      MPI_Type_create_hvector(static_cast<int>(task.extents[d]), 1,
+                              static_cast<MPI_Aint>(strides[d] * static_cast<index_t>(task.element_bytes)), type, &outer);
+      MPI_Type_free(&type);
+      type = outer;
+    }
+    MPI_Type_commit(&type);
+    return type;
+  }
+  static void free_type(MPI_Datatype t) { MPI_Type_free(&t); }
+
+  void add_to_mailbox(int rank, int core, std::int64_t offset, std::int32_t inc) {
+    MPI_Accumulate(&inc, 1, MPI_INT32_T, rank, slot(core, offset), 1, MPI_INT32_T, MPI_SUM, kept_.mailbox_win);
+    MPI_Win_flush(rank, kept_.mailbox_win);
+  }
+
+  mpi_world const& world_;
+  mpi_world::kept_windows& kept_;
+  int cores_per_chip_;
+  std::vector<hbm_buffer> hbm_;
+  std::vector<MPI_Aint> hbm_remote_;  ///< [rank][operand]: the shards' addresses on every rank
+  std::chrono::duration<double> timeout_;
+  launch_state* launch_ = nullptr;
+  std::atomic<bool> opened_{false};
+  bool opened_windows_ = false;
+};
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
