@@ -7,9 +7,11 @@
 // neighbour, so the next one arrives from the left during the product. The x shards are
 // double-buffered in two VMEM slots: a chip may only send into its right neighbour's slot
 // once that chip signalled (a REGULAR semaphore, remotely) that it is done with what the slot
-// held a step earlier; a barrier-semaphore handshake first makes sure both neighbours entered
-// the kernel. On 2, 4 and 8 chips in this process, and on 4 MPI ranks with PALLAS_USE_MPI
-// (`mpirun -np 4 example_tensor_parallel_matmul_mpi`), checked against a triple loop.
+// held a step earlier (without that wait a shard can land in a slot still being multiplied
+// or filled; checked mode usually reports the race); a barrier-semaphore handshake first
+// makes sure both neighbours entered the kernel. On 2, 4 and 8 chips in this process, and
+// on 4 MPI ranks with PALLAS_USE_MPI (`mpirun -np 4 example_tensor_parallel_matmul_mpi`),
+// checked against a triple loop.
 
 #include <iostream>
 #include <vector>
