@@ -34,10 +34,11 @@
 #include <pallas/block_spec.hpp>
 #include <pallas/config.hpp>
 #include <pallas/cost_estimate.hpp>
+#include <pallas/detail/call_aliases.hpp>
 #include <pallas/detail/options.hpp>
 #include <pallas/detail/pipeline/engine.hpp>
-#include <pallas/detail/pipeline/spec_rules.hpp>
-#include <pallas/detail/pipeline/static_rules.hpp>
+#include <pallas/detail/pipeline/rule_words.hpp>
+#include <pallas/detail/pipeline/vmem_budget.hpp>
 #include <pallas/detail/runtime/device.hpp>
 #include <pallas/detail/scalar_prefetch.hpp>
 #include <pallas/dtype.hpp>
@@ -117,20 +118,15 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
       return pallas::detail::resolve_spec<std::tuple_element_t<K, Specs>, Shape>::apply(std::get<K>(specs));
   }
 
-  /// The output that input I (counted after the scalar-prefetch arrays) is aliased to, or -1.
-  template <std::size_t I>
-  static constexpr int alias_output_of() {
-    for (auto const& a : Aliases::entries)
-      if (a.input == NumPrefetch + static_cast<int>(I)) return a.output;
-    return -1;
-  }
+  using aliases = pallas::detail::call_aliases<Aliases, NumPrefetch>;
 
   // Whether input I, of Array type A, is writable in the kernel: a raw (ANY) input aliased
   // to an output, which then is that output's buffer (as on a TPU). Every other input ref
   // is read-only; a blocked input's HBM ref is only the pipeline's (its VMEM blocks are
   // writable either way).
   template <std::size_t I, class A>
-  static constexpr bool writable_input = alias_output_of<I>() >= 0 && spec_t<I, InSpecs, typename A::shape_type>::raw;
+  static constexpr bool writable_input =
+      aliases::template output_of<I>() >= 0 && spec_t<I, InSpecs, typename A::shape_type>::raw;
 
   /// The HBM ref type of input I, of Array type A.
   template <std::size_t I, class A>
@@ -208,8 +204,7 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
                      spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_arrays>::shape_type>(out_)...};
       prefetch_refs const extra{
           std::tuple_element_t<P, prefetch_refs>(std::get<P>(all).data(), std::get<P>(all).shape())...};
-      return pallas::detail::build_dynamic_plan<E>(Cores, grid_.all(), pallas::detail::describe_refs<E>(refs), specs,
-                                                   extra, -1);
+      return pallas::detail::plan_for<E>(Cores, grid_.all(), specs, refs, extra);
     }(std::make_index_sequence<NumPrefetch>{}, std::make_index_sequence<num_inputs>{},
       std::make_index_sequence<num_outputs>{});
   }
@@ -238,14 +233,15 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
       using in_refs_t = std::tuple<input_ref_t<I, std::tuple_element_t<I, in_arrays>>...>;
       using out_refs_t = std::tuple<typename std::tuple_element_t<O, out_arrays>::ref_type...>;
       using E = typename engine_of<in_arrays, out_arrays, prefetch_refs>::type;
-      constexpr bool ok = checks<E, in_refs_t, out_refs_t, prefetch_refs>(std::index_sequence<I...>{},
-                                                                          std::index_sequence<O...>{});
+      constexpr bool ok = checks<E>();
       if constexpr (ok) {
         // Outputs: aliased ones start as a copy of their input; the rest unspecified (poisoned).
-        auto outputs = std::tuple{make_output<O, num_inputs>(prefetch_args, inputs)...};
+        auto outputs = std::tuple{aliases::template make_output<O>(std::get<O>(outs_), inputs)...};
         // An aliased input is its output's buffer (which started as a copy of it): the kernel
         // reads what earlier steps wrote there, as in Pallas.
-        auto refs = std::tuple{input_ref<I>(inputs, outputs)..., std::get<O>(outputs).ref()...};
+        auto refs = std::tuple{
+            aliases::template input_ref<I, writable_input<I, std::tuple_element_t<I, in_arrays>>>(inputs, outputs)...,
+            std::get<O>(outputs).ref()...};
         auto const specs = std::tuple{spec_value<I, InSpecs, typename std::tuple_element_t<I, in_refs_t>::shape_type>(in_)...,
                                       spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_refs_t>::shape_type>(out_)...};
         constexpr tpu::TpuInfo chip = tpu::get_tpu_info();
@@ -293,93 +289,21 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
         outs_);
   }
 
-  /// Input I's HBM ref in the kernel: its aliased output's buffer (writable for a raw input,
-  /// read-only for a blocked one), or the caller's array, read-only.
-  template <std::size_t I, class Inputs, class Outputs>
-  static auto input_ref(Inputs const& inputs, Outputs const& outputs) {
-    using A = std::remove_cvref_t<std::tuple_element_t<I, Inputs>>;
-    constexpr int out = alias_output_of<I>();
-    if constexpr (writable_input<I, A>) {
-      return std::get<static_cast<std::size_t>(out)>(outputs).ref();
-    } else if constexpr (out >= 0 && out < static_cast<int>(num_outputs)) {
-      using in_ref = decltype(std::get<I>(inputs).read_only_ref());
-      using out_ref = decltype(std::get<static_cast<std::size_t>(out)>(outputs).read_only_ref());
-      if constexpr (std::is_same_v<in_ref, out_ref>) return std::get<static_cast<std::size_t>(out)>(outputs).read_only_ref();
-      else return std::get<I>(inputs).read_only_ref();
-    } else {
-      return std::get<I>(inputs).read_only_ref();
-    }
-  }
-
-  template <std::size_t O>
-  static constexpr int alias_input_of() {
-    for (auto const& a : Aliases::entries)
-      if (a.output == static_cast<int>(O)) return a.input;
-    return -1;
-  }
-
-  template <std::size_t O, std::size_t NumInputs, class PrefetchArgs, class Inputs>
-  auto make_output(PrefetchArgs const&, Inputs const& inputs) const {
-    constexpr int in = alias_input_of<O>();
-    auto const& sds = std::get<O>(outs_);
-    using out_array = typename std::tuple_element_t<O, Outs>::array_type;
-    if constexpr (in >= 0) {
-      static_assert(in >= NumPrefetch, "pallas::pallas_call: a scalar-prefetch argument cannot be aliased to an output");
-      static_assert(in < NumPrefetch + static_cast<int>(NumInputs),
-                    "pallas::pallas_call: input_output_aliases names an input that does not exist");
-      if constexpr (in >= NumPrefetch && in < NumPrefetch + static_cast<int>(NumInputs)) {
-        auto const& src = std::get<static_cast<std::size_t>(in - NumPrefetch)>(inputs);
-        constexpr bool same = std::is_same_v<std::remove_cvref_t<decltype(src)>, out_array>;
-        static_assert(same, "pallas::pallas_call: an aliased input and output must have the same shape and dtype");
-        if constexpr (same) {
-          if (!(src.shape() == sds.shape))
-            pallas::detail::fail<shape_error>("pallas::pallas_call: input ", in, " of shape ", src.shape(),
-                                              " is aliased to output ", O, " of shape ", sds.shape);
-          return out_array(src);
-        }
-      }
-    }
-    // Not aliased (or an alias rejected above, so that it is the only error): unspecified
-    // contents, poisoned in checked mode.
-    out_array a = sds.make_uninitialized_array();
-    pallas::detail::poison(a);
-    return a;
-  }
-
-  template <class E, class InRefs, class OutRefs, class PrefetchRefs, std::size_t... I, std::size_t... O>
-  static constexpr bool checks(std::index_sequence<I...>, std::index_sequence<O...>) {
+  /// The compile-time rules of the call over engine E: each operand's, the VMEM budget, the
+  /// whole-grid rules, the kernel's parameters; one mistake, one error.
+  template <class E>
+  static constexpr bool checks() {
     namespace pd = pallas::detail;
-    constexpr bool each =
-        ((pd::check_role<pd::caller::pallas_call, false,
-                         spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>>() &&
-          pd::check_operand<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
-                            std::tuple_element_t<I, InRefs>, grid_rank, CheckTiling, PrefetchRefs>()) &&
-         ... && true) &&
-        ((pd::check_role<pd::caller::pallas_call, true,
-                         spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>>() &&
-          pd::check_operand<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
-                            std::tuple_element_t<O, OutRefs>, grid_rank, CheckTiling, PrefetchRefs>()) &&
-         ... && true);
-    if constexpr (each) {
-      constexpr std::int64_t vmem_bytes =
-          (std::int64_t{0} + ... +
-           pd::vmem_bytes_of<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
-                             std::tuple_element_t<I, InRefs>>()) +
-          (std::int64_t{0} + ... +
-           pd::vmem_bytes_of<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
-                             std::tuple_element_t<O, OutRefs>>()) +
-          (std::int64_t{0} + ... + Scratch::vmem_bytes);
+    if constexpr (pd::check_operands<E, CheckTiling>()) {
       constexpr std::int64_t limit = VmemLimit > 0 ? VmemLimit : tpu::get_tpu_info().vmem_capacity_bytes;
-      static_assert(vmem_bytes <= limit,
+      constexpr bool budget = pd::within_vmem_budget<E>((std::int64_t{0} + ... + Scratch::vmem_bytes), limit);
+      static_assert(budget,
                     "pallas::pallas_call: the blocks' buffers and the scratch exceed the VMEM budget (bytes asked "
                     "<= vmem_limit_bytes, or the chip's VMEM)");
-      if constexpr (vmem_bytes <= limit && pd::check_static_plan<E, true>()) {
-        constexpr bool callable = kernel_callable<PrefetchRefs>(
-            std::type_identity<std::tuple<pd::body_ref_t<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
-                                                         std::tuple_element_t<I, InRefs>>...,
-                                          pd::body_ref_t<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
-                                                         std::tuple_element_t<O, OutRefs>>...,
-                                          typename Scratch::ref_type...>>{});
+      if constexpr (budget && pd::check_static_rules<E, true>()) {
+        constexpr bool callable = kernel_callable<typename E::extra_type>(
+            std::type_identity<decltype(std::tuple_cat(std::declval<typename pd::body_refs_of<E>::type>(),
+                                                       std::declval<std::tuple<typename Scratch::ref_type...>>()))>{});
         static_assert(callable,
                       "pallas::pallas_call: the kernel must take the scalar-prefetch refs, one block ref per input "
                       "and output, then the scratch refs, in that order");
@@ -431,7 +355,7 @@ constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
   if constexpr (!std::is_same_v<semantics, void>) {
     static_assert(semantics::size == grid_type::rank(),
                   "pallas::pallas_call: dimension_semantics needs one entry per grid axis (semantics == grid rank)");
-    static_assert(semantics::parallel_first, "pallas::pallas_call: PARALLEL axes must come before ARBITRARY ones");
+    static_assert(semantics::parallel_first, "pallas::pallas_call: " PALLAS_RULE_PARALLEL_FIRST);
   }
   auto outs = std::tuple_cat(outputs_of(options)...);
   static_assert(std::tuple_size_v<decltype(outs)> >= 1, "pallas::pallas_call: out_shape is needed");

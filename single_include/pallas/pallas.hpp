@@ -4914,6 +4914,7 @@ struct sum_reduction {
       return wrap<result_t<T>>(a);
   }
   static constexpr bool blocked = true;  // independent partial sums along a row
+  static constexpr bool nan_aside = false;
 };
 
 struct prod_reduction : sum_reduction {
@@ -4975,7 +4976,14 @@ struct extreme_reduction {
   static constexpr T finish(acc_t<T> a, index_t) noexcept {
     return convert<T>(a);
   }
-  static constexpr bool blocked = false;
+  // Lanes are exact here (max and min are associative, NaN stays NaN in any order); only
+  // the sign of a zero result may differ, as XLA leaves it unspecified.
+  static constexpr bool blocked = true;
+  static constexpr bool nan_aside = true;
+  /// One vmaxps / vminps: max or min of two non-NaN values (the lanes track NaN aside).
+  static constexpr float step_ignoring_nan(float acc, float v) noexcept {
+    return Max ? (v > acc ? v : acc) : (v < acc ? v : acc);
+  }
 };
 using max_reduction = extreme_reduction<max_op, true>;
 using min_reduction = extreme_reduction<min_op, false>;
@@ -5057,12 +5065,27 @@ auto reduce(E const& e) {
       if constexpr (Red::blocked && std::is_same_v<A, float> && length >= 32) {
         constexpr index_t lanes = 16;
         constexpr index_t whole = length / lanes * lanes;
-        float part[lanes] = {};
+        // Independent lanes: the compiler vectorizes across them (one chain per lane), which
+        // it cannot do for one serial chain of float sums. A NaN-propagating max would still
+        // branch per element, so its lanes use the branch-free step and note NaNs aside.
+        float part[lanes];
+        bool nan[lanes] = {};
+        auto step = [&](index_t k, float v) {
+          if constexpr (Red::nan_aside) {
+            part[k] = Red::step_ignoring_nan(part[k], v);
+            nan[k] |= v != v;
+          } else {
+            part[k] = Red::combine(part[k], v);
+          }
+        };
+        for (index_t k = 0; k < lanes; ++k) part[k] = Red::template identity<T>();
         for (index_t j = 0; j < whole; j += lanes)
-          for (index_t k = 0; k < lanes; ++k) part[k] += Red::lift(row(j + k));
+          for (index_t k = 0; k < lanes; ++k) step(k, Red::lift(row(j + k)));
         if constexpr (whole < length)
-          for (index_t j = whole; j < length; ++j) part[j - whole] += Red::lift(row(j));
-        for (index_t k = 0; k < lanes; ++k) a += part[k];
+          for (index_t j = whole; j < length; ++j) step(j - whole, Red::lift(row(j)));
+        bool any_nan = false;
+        for (index_t k = 0; k < lanes; ++k) a = Red::combine(a, part[k]), any_nan |= nan[k];
+        if (any_nan) a = std::numeric_limits<float>::quiet_NaN();
       } else {
         for (index_t j = 0; j < length; ++j) a = Red::combine(a, Red::lift(row(j)));
       }
@@ -8025,7 +8048,10 @@ T wait_for_change(std::atomic<T> const& value, T old, bool spin) noexcept {
       cpu_relax();
       now = value.load(std::memory_order_acquire);
       if (now != old) return now;
-      if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+      if ((k & 63) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) break;
+        std::this_thread::yield();  // the thread we wait for may share this CPU (see core_set)
+      }
     }
   }
   for (;;) {
@@ -8876,7 +8902,9 @@ struct launch_info {
   }
 };
 
-namespace detail {
+}  // namespace pallas::trace
+
+namespace pallas::detail {
 
 inline std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -8897,8 +8925,7 @@ inline std::int64_t cpu_since(std::int64_t cpu_begin) {
   return now < 0 ? -1 : now - cpu_begin;
 }
 
-}  // namespace detail
-}  // namespace pallas::trace
+}  // namespace pallas::detail
 // ---- end pallas/trace/event.hpp ----
 // ---- begin pallas/trace/json.hpp ----
 // The trace as Chrome trace event JSON (Perfetto, chrome://tracing): one process per launch
@@ -8917,7 +8944,7 @@ inline std::int64_t cpu_since(std::int64_t cpu_begin) {
 #include <vector>
 
 
-namespace pallas::trace::detail {
+namespace pallas::detail {
 
 inline void write_json_escaped(std::ostream& out, std::string_view s) {
   for (char ch : s) {
@@ -8952,10 +8979,10 @@ struct track {
   bool operator<(track const& o) const { return key() < o.key(); }
 };
 
-inline track track_of(event const& e) { return {e.launch, e.core, e.dma, e.dma ? e.lane : 0, {}}; }
+inline track track_of(trace::event const& e) { return {e.launch, e.core, e.dma, e.dma ? e.lane : 0, {}}; }
 
 /// The tracks the events use, sorted by launch, core, compute before DMA, lane.
-inline std::vector<track> tracks_of(std::vector<event> const& evs) {
+inline std::vector<track> tracks_of(std::vector<trace::event> const& evs) {
   std::vector<track> rows;
   for (auto const& e : evs) {
     track t = track_of(e);
@@ -8967,12 +8994,12 @@ inline std::vector<track> tracks_of(std::vector<event> const& evs) {
   return rows;
 }
 
-inline std::size_t index_of(std::vector<track> const& rows, event const& e) {
+inline std::size_t index_of(std::vector<track> const& rows, trace::event const& e) {
   return static_cast<std::size_t>(std::lower_bound(rows.begin(), rows.end(), track_of(e)) - rows.begin());
 }
 
 /// The earliest time of the trace (its zero).
-inline std::int64_t origin_of(std::vector<event> const& evs, std::vector<launch_info> const& launches) {
+inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
   bool any = false;
   std::int64_t o = 0;
   auto take = [&](std::int64_t t) {
@@ -8984,7 +9011,7 @@ inline std::int64_t origin_of(std::vector<event> const& evs, std::vector<launch_
   return o;
 }
 
-inline void write_json(std::ostream& out, std::vector<event> const& evs, std::vector<launch_info> const& launches) {
+inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
   std::int64_t const origin = origin_of(evs, launches);
   auto const rows = tracks_of(evs);
   // tid 0 of each process is its launch track; a core's tracks follow, numbered in order.
@@ -9067,7 +9094,7 @@ inline void write_json(std::ostream& out, std::vector<event> const& evs, std::ve
   out << "\n]}\n";
 }
 
-}  // namespace pallas::trace::detail
+}  // namespace pallas::detail
 // ---- end pallas/trace/json.hpp ----
 // ---- begin pallas/trace/svg.hpp ----
 // The trace as a self-contained SVG picture. It draws one launch (the last by default, or one
@@ -9092,7 +9119,9 @@ inline constexpr std::uint64_t last_launch = 0;
 /// write_svg(path, all_launches): every launch, one row each.
 inline constexpr std::uint64_t all_launches = std::numeric_limits<std::uint64_t>::max();
 
-namespace detail {
+}  // namespace pallas::trace
+
+namespace pallas::detail {
 
 inline void write_xml_escaped(std::ostream& out, std::string_view s) {
   for (char ch : s) {
@@ -9105,19 +9134,19 @@ inline void write_xml_escaped(std::ostream& out, std::string_view s) {
 }
 
 /// The launch `which` names among those recorded: itself, or the highest number for
-/// last_launch; 0 when there is none.
-inline std::uint64_t chosen_launch(std::vector<event> const& evs, std::vector<launch_info> const& launches,
+/// trace::last_launch; 0 when there is none.
+inline std::uint64_t chosen_launch(std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches,
                                    std::uint64_t which) {
   std::uint64_t last = 0;
   bool found = false;
   for (auto const& l : launches) last = std::max(last, l.id), found |= l.id == which;
   for (auto const& e : evs) last = std::max(last, e.launch), found |= e.launch == which;
-  if (which == last_launch) return last;
+  if (which == trace::last_launch) return last;
   return found ? which : 0;
 }
 
 /// A span's tooltip: its name, times, bytes, operand and grid point.
-inline std::string tooltip_of(event const& e) {
+inline std::string tooltip_of(trace::event const& e) {
   std::string s = e.name + "\nwall " + std::to_string((e.end_ns - e.begin_ns) / 1000) + " us";
   if (e.cpu_ns >= 0) s += ", CPU " + std::to_string(e.cpu_ns / 1000) + " us";
   if (e.bytes >= 0) s += "\n" + std::to_string(e.bytes) + " bytes";
@@ -9135,7 +9164,7 @@ struct svg_frame {
   }
 };
 
-inline char const* color_of(event const& e) {
+inline char const* color_of(trace::event const& e) {
   if (!e.dma) return "#4e79a7";
   if (e.category == "semaphore_wait") return "#76b7b2";
   if (e.category == "async_copy" || e.category == "sync_copy") return "#e15759";
@@ -9143,7 +9172,7 @@ inline char const* color_of(event const& e) {
 }
 
 /// One span in a row at height y of height h.
-inline void write_span(std::ostream& out, svg_frame const& f, event const& e, double y, double h) {
+inline void write_span(std::ostream& out, svg_frame const& f, trace::event const& e, double y, double h) {
   double const x0 = f.x_of(e.begin_ns), x1 = std::max(f.x_of(e.end_ns), x0 + 0.5);
   std::int64_t const wall = std::max<std::int64_t>(e.end_ns - e.begin_ns, 1);
   out << R"(<g><title>)";
@@ -9171,15 +9200,15 @@ inline void write_axis(std::ostream& out, svg_frame const& f, double y) {
 
 /// Writes the picture; returns false when `which` names a launch that was not recorded
 /// (the picture then says so).
-inline bool write_svg(std::ostream& out, std::vector<event> const& all, std::vector<launch_info> const& launches,
+inline bool write_svg(std::ostream& out, std::vector<trace::event> const& all, std::vector<trace::launch_info> const& launches,
                       std::uint64_t which) {
-  bool const every = which == all_launches;
+  bool const every = which == trace::all_launches;
   std::uint64_t const chosen = every ? 0 : chosen_launch(all, launches, which);
-  bool const missing = !every && which != last_launch && chosen == 0;
-  std::vector<event> evs;
+  bool const missing = !every && which != trace::last_launch && chosen == 0;
+  std::vector<trace::event> evs;
   for (auto const& e : all)
     if (every || e.launch == chosen) evs.push_back(e);
-  std::vector<launch_info> shown;
+  std::vector<trace::launch_info> shown;
   for (auto const& l : launches)
     if (every || l.id == chosen) shown.push_back(l);
   svg_frame f;
@@ -9245,11 +9274,10 @@ inline bool write_svg(std::ostream& out, std::vector<event> const& all, std::vec
   return !missing;
 }
 
-}  // namespace detail
-}  // namespace pallas::trace
+}  // namespace pallas::detail
 // ---- end pallas/trace/svg.hpp ----
 
-namespace pallas::trace::detail {
+namespace pallas::detail {
 
 inline bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
@@ -9270,14 +9298,14 @@ inline void warn(std::string const& message) {
 /// PALLAS_TRACE_LAUNCH: "last" (or unset), "all", or a launch's number.
 inline std::uint64_t launch_choice_from_env() {
   char const* v = std::getenv("PALLAS_TRACE_LAUNCH");
-  if (!v || !*v || std::string_view(v) == "last") return last_launch;
-  if (std::string_view(v) == "all") return all_launches;
+  if (!v || !*v || std::string_view(v) == "last") return trace::last_launch;
+  if (std::string_view(v) == "all") return trace::all_launches;
   char* end = nullptr;
   unsigned long long const n = std::strtoull(v, &end, 10);
   if (end && *end == '\0' && n > 0) return static_cast<std::uint64_t>(n);
   warn(std::string("pallas::trace: PALLAS_TRACE_LAUNCH=") + v +
        " is not a launch number, \"last\" or \"all\"; drawing the last launch");
-  return last_launch;
+  return trace::last_launch;
 }
 
 class recorder {
@@ -9349,20 +9377,20 @@ class recorder {
     launches_.clear();
   }
 
-  void record(event e) {
+  void record(trace::event e) {
     std::lock_guard lock(mutex_);
     events_.push_back(std::move(e));
   }
-  void record(launch_info l) {
+  void record(trace::launch_info l) {
     std::lock_guard lock(mutex_);
     launches_.push_back(std::move(l));
   }
 
-  std::vector<event> events() const {
+  std::vector<trace::event> events() const {
     std::lock_guard lock(mutex_);
     return events_;
   }
-  std::vector<launch_info> launches() const {
+  std::vector<trace::launch_info> launches() const {
     std::lock_guard lock(mutex_);
     return launches_;
   }
@@ -9374,13 +9402,13 @@ class recorder {
 
  private:
   mutable std::mutex mutex_;
-  std::vector<event> events_;
-  std::vector<launch_info> launches_;
+  std::vector<trace::event> events_;
+  std::vector<trace::launch_info> launches_;
   std::string at_exit_path_;
   std::atomic<bool> enabled_{false};
 };
 
-/// Records a span from construction to destruction when tracing is on; `fill(event&)`
+/// Records a span from construction to destruction when tracing is on; `fill(trace::event&)`
 /// names it (called only then).
 class span {
  public:
@@ -9408,7 +9436,7 @@ class span {
 
  private:
   bool active_ = false;
-  event event_;
+  trace::event event_;
 };
 
 /// Records a launch (its number, name, cores, wall and CPU time) when tracing is on.
@@ -9448,10 +9476,10 @@ class launch_scope {
 
  private:
   bool active_ = false;
-  launch_info info_;
+  trace::launch_info info_;
 };
 
-}  // namespace pallas::trace::detail
+}  // namespace pallas::detail
 
 namespace pallas::trace {
 /// Whether spans are being recorded (pl::trace::start(), or PALLAS_TRACE set).
@@ -9526,8 +9554,8 @@ inline bool dma_engine::serve(int core_index) {
   }
   if (!c) return false;
   bool const tracing = trace::enabled();
-  std::int64_t const begin = tracing ? trace::detail::now_ns() : 0;
-  std::int64_t const cpu = tracing ? trace::detail::thread_cpu_ns() : 0;
+  std::int64_t const begin = tracing ? detail::now_ns() : 0;
+  std::int64_t const cpu = tracing ? detail::thread_cpu_ns() : 0;
   std::int64_t const before = c->moved_by_thread;
   claim_chunks(*c, true);
   if (tracing && c->moved_by_thread > before) {
@@ -9542,9 +9570,9 @@ inline bool dma_engine::serve(int core_index) {
     e.lane_name = "DMA thread";
     e.bytes = c->task.bytes;
     e.begin_ns = begin;
-    e.cpu_ns = trace::detail::cpu_since(cpu);
-    e.end_ns = trace::detail::now_ns();
-    trace::detail::recorder::instance().record(std::move(e));
+    e.cpu_ns = detail::cpu_since(cpu);
+    e.end_ns = detail::now_ns();
+    detail::recorder::instance().record(std::move(e));
   }
   c->users.fetch_sub(1, std::memory_order_acq_rel);
   return true;
@@ -10117,7 +10145,7 @@ class core_set {
   void run(launch_config const& config, std::uint64_t id, dma_thread* thread, Job&& job) {
     int const num_cores = config.num_cores;
     grow(num_cores);
-    trace::detail::launch_scope traced(id, config.name, config.who, num_cores);
+    detail::launch_scope traced(id, config.name, config.who, num_cores);
 
     launch_state state;
     state.num_cores = num_cores;
@@ -10249,7 +10277,12 @@ class core_set {
         for (int k = 1; now == seen; ++k) {
           cpu_relax();
           now = self.epoch.load(std::memory_order_acquire);
-          if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+          if ((k & 63) == 0) {
+            if (std::chrono::steady_clock::now() > deadline) break;
+            // The scheduler often wakes a parked worker on its launcher's CPU; spinning
+            // there would keep the launcher, parked on pending_, off it for the whole budget.
+            std::this_thread::yield();
+          }
         }
       }
       if (now == seen) {
@@ -10933,12 +10966,12 @@ struct launch_costs {
     trace::event e;
     e.name = "cost report";
     e.category = "cost";
-    e.launch = trace::detail::launch_of_this_thread();
-    e.begin_ns = e.end_ns = trace::detail::now_ns();
+    e.launch = detail::launch_of_this_thread();
+    e.begin_ns = e.end_ns = detail::now_ns();
     e.cpu_ns = 0;
     e.bytes = report.hbm_bytes;
     e.operand = tpu::to_string(report);
-    trace::detail::recorder::instance().record(std::move(e));
+    detail::recorder::instance().record(std::move(e));
   }
 };
 
@@ -11875,8 +11908,8 @@ inline void trace_copy_start(core_state const& core, std::atomic<std::int32_t> c
   s.bytes = bytes;
   s.operand = std::move(operand);
   s.point = trace_point(core);
-  s.begin_ns = trace::detail::now_ns();  // wall clock first: the CPU interval lies inside the wall one
-  s.cpu_ns = trace::detail::thread_cpu_ns();
+  s.begin_ns = detail::now_ns();  // wall clock first: the CPU interval lies inside the wall one
+  s.cpu_ns = detail::thread_cpu_ns();
   traced_copy_starts::instance().add(std::move(s));
 }
 
@@ -11889,8 +11922,8 @@ class traced_wait {
       : core_(core), cell_(cell), value_(value), who_(who), dma_(dma) {
     if (trace::enabled()) {
       active_ = true;
-      begin_ns_ = trace::detail::now_ns();
-      cpu_ns_ = trace::detail::thread_cpu_ns();
+      begin_ns_ = detail::now_ns();
+      cpu_ns_ = detail::thread_cpu_ns();
     }
   }
   ~traced_wait() {
@@ -11905,8 +11938,8 @@ class traced_wait {
 
  private:
   void record() {
-    std::int64_t const cpu = trace::detail::thread_cpu_ns();
-    std::int64_t const end = trace::detail::now_ns();
+    std::int64_t const cpu = detail::thread_cpu_ns();
+    std::int64_t const end = detail::now_ns();
     std::uint64_t const launch = core_.launch ? core_.launch->id : 0;
     traced_copy_start hit;
     if (dma_ && traced_copy_starts::instance().take(launch, core_.index, cell_, value_, hit)) {
@@ -11918,7 +11951,7 @@ class traced_wait {
       e.begin_ns = hit.begin_ns;
       e.cpu_ns = cpu < 0 || hit.cpu_ns < 0 ? -1 : cpu - hit.cpu_ns;
       e.end_ns = end;
-      trace::detail::recorder::instance().record(std::move(e));
+      detail::recorder::instance().record(std::move(e));
       return;
     }
     trace::event e = trace_event_on(core_, "semaphore_wait", trace_semaphore_lane);
@@ -11927,7 +11960,7 @@ class traced_wait {
     e.begin_ns = begin_ns_;
     e.cpu_ns = cpu < 0 || cpu_ns_ < 0 ? -1 : cpu - cpu_ns_;
     e.end_ns = end;
-    trace::detail::recorder::instance().record(std::move(e));
+    detail::recorder::instance().record(std::move(e));
   }
 
   core_state const& core_;
@@ -11942,8 +11975,8 @@ class traced_wait {
 /// sync_copy: a span over the copy; `describe()` names what it moves (called only when
 /// tracing is on).
 template <class Describe>
-trace::detail::span traced_sync_copy(core_state const& core, std::int64_t bytes, Describe&& describe) {
-  return trace::detail::span([&](trace::event& e) {
+detail::span traced_sync_copy(core_state const& core, std::int64_t bytes, Describe&& describe) {
+  return detail::span([&](trace::event& e) {
     e = trace_event_on(core, "sync_copy",
                        traced_copy_starts::instance().free_lane(core.launch ? core.launch->id : 0, core.index));
     e.operand = describe();
@@ -15014,6 +15047,16 @@ constexpr core_box<R> split_box(std::array<index_t, R> const& extents, std::arra
   return box;
 }
 
+/// The core split's rule, at compile time (a known core count) and at run time alike:
+/// several cores divide the grid along its PARALLEL axes, so they need one.
+template <std::size_t R>
+constexpr bool split_rule_holds(int num_cores, std::array<bool, R> const& parallel) noexcept {
+  if (num_cores <= 1) return true;
+  for (bool p : parallel)
+    if (p) return true;
+  return false;
+}
+
 /// Core `core`'s share under `policy`.
 template <std::size_t R>
 constexpr core_box<R> split_grid(split_policy policy, std::array<index_t, R> const& extents,
@@ -15217,19 +15260,41 @@ using dynamic_plan = basic_plan<GridRank, NumOperands, std::vector<core_plan<Gri
 #include <string>
 
 // ---- begin pallas/detail/pipeline/rules.hpp ----
-// The whole-grid rules, each once, as a query over a plan: a block outside its array, an
-// output block revisited after another one, two cores writing one output block. Each query
-// returns what it found (or nothing) and is a constant expression for a plan the compiler
-// computed; report_*() says it in words at run time, static_rules.hpp at compile time.
+// The whole-grid rules, each once (check_run): a block outside its array, an output block
+// revisited after another one, two cores writing one output block. They look at each run
+// of consecutive steps that see one block, core after core, keeping only the output blocks
+// written so far: at run time over a plan (check_grid_rules), at compile time over the grid
+// walked in chunks (static_rules.hpp), whose cost then grows with the grid, not with a
+// materialised plan. report_*() says what they found in words; static_rules.hpp says it
+// with the same phrases (rule_words.hpp) in a static_assert.
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
+// ---- begin pallas/detail/pipeline/rule_words.hpp ----
+// The words of the whole-grid rules, once: the static_asserts (static_rules.hpp, the front
+// ends) and the run-time errors (rules.hpp, engine.hpp) say the same phrase. Macros, not
+// constants: a static_assert's message must be a string literal in C++20, and adjacent
+// literals concatenate ("pallas::" PALLAS_RULE_REVISIT).
+
+/// A block index outside its array (a padded or bounded dimension: outside what it allows).
+#define PALLAS_RULE_BLOCK_OUT_OF_RANGE "an index map returns a block outside its array"
+/// An output block visited again after the core wrote another one.
+#define PALLAS_RULE_OUTPUT_REVISIT "an output block is revisited after another block"
+/// How to write a revisited output legally.
+#define PALLAS_RULE_OUTPUT_REVISIT_FIX "visit it on consecutive steps or use pl::Buffered<1, pl::RevisitMode::ANY>"
+/// Two cores writing one output block.
+#define PALLAS_RULE_TWO_CORES_ONE_BLOCK "two cores write the same output block"
+/// The core split: several cores and nothing to split.
+#define PALLAS_RULE_NO_PARALLEL_AXIS "several cores share the grid but no axis is PARALLEL"
+/// The core split of pallas_call: it splits the leading PARALLEL axes.
+#define PALLAS_RULE_PARALLEL_FIRST "PARALLEL axes must come before ARBITRARY ones"
+// ---- end pallas/detail/pipeline/rule_words.hpp ----
 
 namespace pallas::detail {
 
@@ -15241,30 +15306,23 @@ constexpr index_t linear_step(std::array<index_t, R> const& p, std::array<index_
   return s;
 }
 
+/// The whole-grid rules.
+enum class grid_rule : std::uint8_t { none, block_out_of_range, output_revisit, two_cores_one_block };
+
 /// A rule broken at one run of one operand on one core.
 struct rule_violation {
+  grid_rule rule = grid_rule::none;
   int core = -1;
-  int operand = -1;     ///< index over inputs then outputs
-  int run = -1;         ///< the run that breaks the rule
-  int other_core = -1;  ///< two cores one block: the other core
-  int other_run = -1;   ///< revisit: the earlier run; two cores one block: the other core's run
-  int dim = -1;         ///< out of range: the dimension
-  index_t start = 0;    ///< out of range: the element the block starts at
-  index_t length = 0;   ///< out of range: the elements it holds there
+  int operand = -1;        ///< index over inputs then outputs
+  int run = -1;            ///< the run that breaks the rule (numbered per core and operand, as in a plan)
+  int other_core = -1;     ///< two cores one block: the core that wrote the block first
+  int dim = -1;            ///< out of range: the dimension
+  index_t start = 0;       ///< out of range: the element the block starts at
+  index_t length = 0;      ///< out of range: the elements it holds there
   index_t grid_step = -1;  ///< the run's first step, in grid order
 
-  constexpr bool found() const noexcept { return core >= 0; }
+  constexpr bool found() const noexcept { return rule != grid_rule::none; }
 };
-
-template <class Plan>
-constexpr bool core_checked(Plan const& plan, int c, int only_core) {
-  return plan.core(static_cast<std::size_t>(c)).built && (only_core < 0 || only_core == c);
-}
-
-template <class Plan>
-constexpr index_t run_grid_step(Plan const& plan, int c, plan_run const& r) {
-  return linear_step(plan.point(static_cast<std::size_t>(c), r.first_step), plan.grid);
-}
 
 /// Whether a block (its index `b`) is placed as the rules say along dimension d: it starts
 /// inside its array (inside the padded array for a padded Element dim), a BoundedSlice's
@@ -15281,136 +15339,143 @@ constexpr bool block_dim_in_range(operand_desc const& op, std::size_t d, Values 
   }
 }
 
-/// Every block placed as block_dim_in_range says; the first offence in grid order.
-template <class Plan>
-constexpr rule_violation first_block_out_of_range(Plan const& plan, int only_core = -1) {
-  rule_violation found;
-  for (int c = 0; c < plan.num_cores; ++c) {
-    if (!core_checked(plan, c, only_core)) continue;
-    for (std::size_t k = 0; k < Plan::num_operands; ++k) {
-      operand_desc const& op = plan.operands[k];
-      if (op.raw) continue;
-      auto const runs = plan.runs_of(static_cast<std::size_t>(c), k);
-      for (std::size_t r = 0; r < runs.size(); ++r) {
-        auto const b = plan.block(runs[r], k);
-        for (std::size_t d = 0; d < static_cast<std::size_t>(op.rank); ++d) {
-          if (block_dim_in_range(op, d, b)) continue;
-          index_t const step = run_grid_step(plan, c, runs[r]);
-          if (!found.found() || step < found.grid_step)
-            found = {c, static_cast<int>(k), static_cast<int>(r), -1, -1, static_cast<int>(d), op.start(d, b),
-                     op.length(d, b), step};
-          break;
-        }
-      }
-    }
+/// How many places a block of `op` can take along dimension d while in range (the radix of
+/// block_key).
+constexpr index_t block_places(operand_desc const& op, std::size_t d) {
+  switch (op.kind_of[d]) {
+    case block_dim_kind::blocked: return (op.array[d] + op.block[d] - 1) / op.block[d];
+    case block_dim_kind::element: return op.array[d] + op.low[d] + op.high[d];
+    case block_dim_kind::bounded: return op.array[d] * (op.block[d] + 1);
+    default: return op.array[d];
   }
-  return found;
+}
+/// The places of all of `op`'s blocks in range.
+constexpr index_t block_places(operand_desc const& op) {
+  index_t n = 1;
+  for (std::size_t d = 0; d < static_cast<std::size_t>(op.rank); ++d) n *= block_places(op, d);
+  return n;
 }
 
-/// Lexicographic order of two blocks of operand k.
-template <class Plan>
-constexpr bool block_less(Plan const& plan, std::size_t k, plan_run const& a, plan_run const& b) {
-  auto const x = plan.block(a, k), y = plan.block(b, k);
-  for (std::size_t d = 0; d < x.size(); ++d)
-    if (x[d] != y[d]) return x[d] < y[d];
-  return false;
-}
-template <class Plan>
-constexpr bool same_block(Plan const& plan, std::size_t k, plan_run const& a, plan_run const& b) {
-  auto const x = plan.block(a, k), y = plan.block(b, k);
-  for (std::size_t d = 0; d < x.size(); ++d)
-    if (x[d] != y[d]) return false;
-  return true;
-}
-
-/// Runs `first` .. `last` (offsets into the plan's runs), sorted by block, then by offset.
-template <class Plan>
-constexpr typename Plan::run_list runs_by_block(Plan const& plan, std::size_t k, std::int32_t first,
-                                                std::int32_t last) {
-  typename Plan::run_list order{};
-  for (std::int32_t r = first; r < last; ++r) order.push_back(r);
-  std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
-    auto const& ra = plan.runs[static_cast<std::size_t>(a)];
-    auto const& rb = plan.runs[static_cast<std::size_t>(b)];
-    if (block_less(plan, k, ra, rb)) return true;
-    if (block_less(plan, k, rb, ra)) return false;
-    return a < b;
-  });
-  return order;
-}
-
-/// An output block may be visited again only on consecutive steps (one run), unless its
-/// spec says RevisitMode::ANY; the first revisit in grid order.
-template <class Plan>
-constexpr rule_violation first_revisit(Plan const& plan, int only_core = -1) {
-  rule_violation found;
-  for (int c = 0; c < plan.num_cores; ++c) {
-    if (!core_checked(plan, c, only_core)) continue;
-    auto const& cp = plan.core(static_cast<std::size_t>(c));
-    for (std::size_t k = 0; k < Plan::num_operands; ++k) {
-      operand_desc const& op = plan.operands[k];
-      if (op.raw || !op.output || op.revisit_any) continue;
-      auto const order = runs_by_block(plan, k, cp.runs_begin[k], cp.runs_end[k]);
-      for (std::size_t i = 1; i < order.size(); ++i) {
-        auto const& earlier = plan.runs[static_cast<std::size_t>(order[i - 1])];
-        auto const& later = plan.runs[static_cast<std::size_t>(order[i])];
-        if (!same_block(plan, k, earlier, later)) continue;
-        if (i >= 2 && same_block(plan, k, plan.runs[static_cast<std::size_t>(order[i - 2])], later)) continue;
-        index_t const step = run_grid_step(plan, c, later);
-        if (!found.found() || step < found.grid_step)
-          found = {c, static_cast<int>(k), order[i] - cp.runs_begin[k], -1, order[i - 1] - cp.runs_begin[k], -1, 0, 0,
-                   step};
-      }
-    }
+/// One number per block in range of `op`: its place in the array's blocks, row-major.
+template <class Values>
+constexpr std::int64_t block_key(operand_desc const& op, Values const& b) {
+  std::int64_t key = 0;
+  for (std::size_t d = 0; d < static_cast<std::size_t>(op.rank); ++d) {
+    auto const at = static_cast<std::size_t>(op.value_at[d]);
+    index_t const place = op.kind_of[d] == block_dim_kind::bounded ? b[at] * (op.block[d] + 1) + b[at + 1] : b[at];
+    key = key * block_places(op, d) + place;
   }
-  return found;
+  return key;
 }
 
-/// Two cores must not write the same output block; the first such block's later writer in
-/// grid order. Needs the plan of every core.
-template <class Plan>
-constexpr rule_violation first_shared_block(Plan const& plan) {
+/// The output blocks written so far (a key per operand and block), with a bit per core that
+/// wrote each; a fixed-capacity open-addressing table for the compiler (Capacity a power of
+/// two, more than twice the keys it will hold).
+template <std::size_t Capacity>
+struct fixed_block_set {
+  std::array<std::int64_t, Capacity> keys{};  ///< key + 1; 0: empty
+  std::array<std::uint64_t, Capacity> cores{};
+
+  constexpr std::uint64_t& cores_of(std::int64_t key) {
+    std::size_t i = static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 32) & (Capacity - 1);
+    while (keys[i] != 0 && keys[i] != key + 1) i = (i + 1) & (Capacity - 1);
+    keys[i] = key + 1;
+    return cores[i];
+  }
+};
+/// The same at run time.
+struct dynamic_block_set {
+  std::unordered_map<std::int64_t, std::uint64_t> cores;
+  std::uint64_t& cores_of(std::int64_t key) { return cores[key]; }
+};
+
+/// What the rules look at: the grid, the core whose findings count (-1: every core), and
+/// whether the core-dependent rules apply (revisit: the core count is the launch's;
+/// two cores one block: also every core's steps are walked).
+template <std::size_t R>
+struct rule_scope {
+  std::array<index_t, R> grid{};
+  int only_core = -1;
+  bool revisit = true;
+  bool shared = true;
+};
+
+/// A walk of the grid for the rules, core after core, each core's steps in order: the first
+/// violation, the blocks written so far, and (for a walk done in parts) where it stands.
+template <std::size_t N, class Set>
+struct rule_walk {
   rule_violation found;
-  if (plan.num_cores < 2) return found;
-  for (int c = 0; c < plan.num_cores; ++c)
-    if (!plan.core(static_cast<std::size_t>(c)).built) return found;
-  auto core_of = [&](std::size_t k, std::int32_t r) {  // the core that run r of operand k belongs to
-    for (int c = 0; c < plan.num_cores; ++c) {
-      auto const& cp = plan.core(static_cast<std::size_t>(c));
-      if (r >= cp.runs_begin[k] && r < cp.runs_end[k]) return c;
-    }
-    return -1;
+  Set written{};
+  int core = 0;                                 ///< the core being walked
+  index_t step = 0;                             ///< its next local step
+  std::array<std::int32_t, N> runs{};           ///< each operand's runs so far on this core
+  std::array<std::array<index_t, 2 * max_block_rank>, N> last{};  ///< each operand's block at the last step
+};
+
+/// The rules, each once, at the first step of a run (consecutive steps that see one block)
+/// of operand k on core c, at grid point `point`, block index `b`: its block in range; an
+/// output block not written before by this core (unless RevisitMode::ANY) nor by another.
+template <std::size_t R, std::size_t N, class Set, class Values>
+constexpr void check_run(rule_walk<N, Set>& w, rule_scope<R> const& scope, std::array<operand_desc, N> const& ops,
+                         std::size_t k, int c, std::array<index_t, R> const& point, Values const& b) {
+  operand_desc const& op = ops[k];
+  int const run = w.runs[k]++;
+  if (op.raw) return;
+  bool const mine = scope.only_core < 0 || scope.only_core == c;
+  auto const at = [&](grid_rule rule) {
+    rule_violation v;
+    v.rule = rule;
+    v.core = c;
+    v.operand = static_cast<int>(k);
+    v.run = run;
+    v.grid_step = linear_step(point, scope.grid);
+    return v;
   };
-  for (std::size_t k = 0; k < Plan::num_operands; ++k) {
-    operand_desc const& op = plan.operands[k];
-    if (op.raw || !op.output) continue;
-    // Runs of every core, by block (each core's runs of operand k are contiguous).
-    typename Plan::run_list all{};
-    for (int c = 0; c < plan.num_cores; ++c) {
-      auto const& cp = plan.core(static_cast<std::size_t>(c));
-      for (std::int32_t r = cp.runs_begin[k]; r < cp.runs_end[k]; ++r) all.push_back(r);
+  for (std::size_t d = 0; d < static_cast<std::size_t>(op.rank); ++d) {
+    if (block_dim_in_range(op, d, b)) continue;
+    if (mine) {
+      w.found = at(grid_rule::block_out_of_range);
+      w.found.dim = static_cast<int>(d);
+      w.found.start = op.start(d, b);
+      w.found.length = op.length(d, b);
     }
-    std::sort(all.begin(), all.end(), [&](std::int32_t a, std::int32_t b) {
-      auto const& ra = plan.runs[static_cast<std::size_t>(a)];
-      auto const& rb = plan.runs[static_cast<std::size_t>(b)];
-      if (block_less(plan, k, ra, rb)) return true;
-      if (block_less(plan, k, rb, ra)) return false;
-      return a < b;
-    });
-    for (std::size_t i = 1; i < all.size(); ++i) {
-      auto const& a = plan.runs[static_cast<std::size_t>(all[i - 1])];
-      auto const& b = plan.runs[static_cast<std::size_t>(all[i])];
-      int const ca = core_of(k, all[i - 1]), cb = core_of(k, all[i]);
-      if (ca == cb || !same_block(plan, k, a, b)) continue;
-      index_t const step = run_grid_step(plan, cb, b);
-      if (!found.found() || step < found.grid_step) {
-        auto const& cpa = plan.core(static_cast<std::size_t>(ca));
-        auto const& cpb = plan.core(static_cast<std::size_t>(cb));
-        found = {cb, static_cast<int>(k), all[i] - cpb.runs_begin[k], ca, all[i - 1] - cpa.runs_begin[k], -1, 0, 0, step};
-      }
+    return;
+  }
+  if (!op.output || !scope.revisit) return;
+  std::uint64_t& cores = w.written.cores_of(block_key(op, b) * static_cast<std::int64_t>(N) + static_cast<std::int64_t>(k));
+  std::uint64_t const self = std::uint64_t{1} << c;
+  if (mine && !op.revisit_any && (cores & self) != 0) {
+    w.found = at(grid_rule::output_revisit);
+  } else if (mine && scope.shared && (cores & ~self) != 0) {
+    w.found = at(grid_rule::two_cores_one_block);
+    while ((cores & (std::uint64_t{1} << ++w.found.other_core)) == 0) {
     }
   }
-  return found;
+  cores |= self;
+}
+
+/// The first rule a plan breaks, walking its cores' runs in step order (the same walk as the
+/// compiler's, static_rules.hpp).
+template <class Plan>
+rule_violation check_grid_rules(Plan const& plan, int only_core) {
+  constexpr std::size_t N = Plan::num_operands;
+  rule_walk<N, dynamic_block_set> w;
+  rule_scope<Plan::grid_rank> scope{plan.grid, only_core, true, true};
+  for (int c = 0; c < plan.num_cores; ++c) scope.shared = scope.shared && plan.core(static_cast<std::size_t>(c)).built;
+  for (int c = 0; c < plan.num_cores && !w.found.found(); ++c) {
+    auto const cc = static_cast<std::size_t>(c);
+    if (!plan.core(cc).built) continue;
+    w.runs = {};
+    index_t const steps = plan.steps(cc);
+    for (std::int32_t s = 0; s < steps && !w.found.found(); ++s)
+      for (std::size_t k = 0; k < N && !w.found.found(); ++k) {
+        auto const runs = plan.runs_of(cc, k);
+        auto const r = static_cast<std::size_t>(w.runs[k]);
+        if (r < runs.size() && runs[r].first_step == s)
+          check_run(w, scope, plan.operands, k, c, plan.point(cc, s), plan.block(runs[r], k));
+      }
+  }
+  return w.found;
 }
 
 // ---- The words, at run time.
@@ -15450,21 +15515,22 @@ template <class Plan>
   auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
   operand_desc const& op = plan.operands[k];
   auto const d = static_cast<std::size_t>(v.dim);
+  constexpr std::string_view rule = " (" PALLAS_RULE_BLOCK_OUT_OF_RANGE ")";
   std::string const where = std::string("pallas::") + std::string(who) + ": " + operand_name(op) + " maps grid point " +
                             tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)) +
                             " to block index " + block_string(op, plan.block(run, k));
   if (op.kind_of[d] == block_dim_kind::bounded && (v.length < 0 || v.length > op.block[d]))
     fail<index_error>(where, ", whose dimension ", v.dim, " is a pl::ds of size ", v.length, ", beyond its BoundedSlice(",
-                      op.block[d], ")");
+                      op.block[d], ")", rule);
   if (op.kind_of[d] == block_dim_kind::bounded || op.kind == operand_kind::view)
     fail<index_error>(where, ", whose dimension ", v.dim, " covers elements [", v.start, ", ", v.start + v.length,
                       "), outside the array's extent ", op.array[d],
-                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "");
+                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "", rule);
   if (op.kind_of[d] == block_dim_kind::element && (op.low[d] != 0 || op.high[d] != 0))
     fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start,
-                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")");
+                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")", rule);
   fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start, ", outside the array's extent ",
-                    op.array[d]);
+                    op.array[d], rule);
 }
 
 template <class Plan>
@@ -15473,8 +15539,7 @@ template <class Plan>
   auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
   fail("pallas::", who, ": ", operand_name(plan.operands[k]), " revisits block ", block_string(plan.operands[k], plan.block(run, k)),
        " at grid point ", tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)),
-       " after writing other blocks; an output block must be visited on consecutive steps (or use "
-       "pl::Buffered<1, pl::RevisitMode::ANY>)");
+       " after writing other blocks (" PALLAS_RULE_OUTPUT_REVISIT "); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
 }
 
 template <class Plan>
@@ -15484,7 +15549,7 @@ template <class Plan>
   int const first = v.other_core < v.core ? v.other_core : v.core;
   int const second = v.other_core < v.core ? v.core : v.other_core;
   fail("pallas::", who, ": ", operand_name(plan.operands[k]), " block ", block_string(plan.operands[k], plan.block(run, k)),
-       " is written by core ", first, " and core ", second, "; cores must write disjoint output blocks");
+       " is written by core ", first, " and core ", second, " (" PALLAS_RULE_TWO_CORES_ONE_BLOCK ")");
 }
 
 }  // namespace pallas::detail
@@ -15602,8 +15667,14 @@ std::ostream& operator<<(std::ostream& out, basic_plan<R, N, C, E, Ru, I, L> con
 // The pipeline engine that emit_pipeline and pallas_call share: from the types (grid,
 // specs, refs, split policy, core count) the plan, computed by the compiler when it can
 // (static grid and shapes, index maps it can evaluate, no scalar prefetch, bounded work:
-// max_static_plan_work), otherwise at run time by the same builder; the whole-grid
-// rules as queries over that plan; and the run: check, allocate the slots, execute.
+// max_static_plan_work), otherwise at run time by the same builder; the whole-grid rules
+// (rules.hpp: walked by the compiler, static_rules.hpp, or over the plan at run time); and
+// the run: check, allocate the slots, execute.
+//
+// What the front ends (tpu/pipeline.hpp, pallas_call.hpp) use: pipeline_engine (with its
+// caller and split_policy), check_operands, check_static_rules (static_rules.hpp),
+// pipeline_buffer_bytes and within_vmem_budget (vmem_budget.hpp), body_refs_of, plan_for,
+// run_pipeline, plan_is_static_v and static_plan_of.
 
 #include <array>
 #include <concepts>
@@ -15613,6 +15684,9 @@ std::ostream& operator<<(std::ostream& out, basic_plan<R, N, C, E, Ru, I, L> con
 #include <tuple>
 #include <type_traits>
 #include <utility>
+
+#include <boost/hana/ext/std/tuple.hpp>
+#include <boost/hana/for_each.hpp>
 
 // ---- begin pallas/detail/pipeline/executor.hpp ----
 // Runs one core's part of a plan: a loop over its events that issues the copies through the
@@ -15696,7 +15770,7 @@ void execute_plan(core_state& core, int part, Plan const& plan, Operands& operan
       case event_kind::body: {
         scope.enter(plan.point(c, e.index));
         {
-          trace::detail::span step_span([&](trace::event& t) {
+          detail::span step_span([&](trace::event& t) {
             t.launch = core.launch->id;
             t.core = core.index;
             t.category = "step";
@@ -15750,7 +15824,7 @@ void execute_plan(core_state& core, int part, Plan const& plan, Operands& operan
 
 // ---- begin pallas/detail/pipeline/spec_rules.hpp ----
 // The rules on one operand that need no plan, checked at compile time: the block's rank,
-// the index map's arity and result, the TPU tiling rule; and what an operand costs in VMEM.
+// the index map's arity and result, the TPU tiling rule.
 // Each returns whether it holds, so that later checks are skipped after a failure (one
 // mistake, one error).
 
@@ -15876,25 +15950,6 @@ constexpr bool check_operand() {
     }
     return false;
   }
-}
-
-/// The bytes an operand's buffers take in memory space Space (the default count is 2; an
-/// operand viewed in place or handed over raw takes none).
-template <class Spec, class RefT, memory_space Space = memory_space::vmem>
-constexpr std::int64_t buffer_bytes_of() {
-  if constexpr (Spec::raw || RefT::space == Spec::space || Spec::space != Space)
-    return 0;
-  else
-    return std::int64_t{Spec::buffer_count > 0 ? Spec::buffer_count : 2} * Spec::block_elements *
-           static_cast<std::int64_t>(sizeof(typename RefT::value_type));
-}
-template <class Spec, class RefT>
-constexpr std::int64_t vmem_bytes_of() {
-  return buffer_bytes_of<Spec, RefT, memory_space::vmem>();
-}
-template <class Spec, class RefT>
-constexpr std::int64_t smem_bytes_of() {
-  return buffer_bytes_of<Spec, RefT, memory_space::smem>();
 }
 
 }  // namespace pallas::detail
@@ -16045,8 +16100,8 @@ class pipeline_operand {
     task.streaming = to_hbm;
     if (traffic_) traffic_->add(task.bytes);
     if (trace::enabled()) {
-      started_ns_[static_cast<std::size_t>(slot)] = trace::detail::now_ns();
-      started_cpu_ns_[static_cast<std::size_t>(slot)] = trace::detail::thread_cpu_ns();
+      started_ns_[static_cast<std::size_t>(slot)] = detail::now_ns();
+      started_cpu_ns_[static_cast<std::size_t>(slot)] = detail::thread_cpu_ns();
     }
     core.dma.start(core, task, {});
   }
@@ -16071,10 +16126,10 @@ class pipeline_operand {
       e.operand = name();
       // No grid point: the wait runs before the step that uses the block (its name says which).
       e.begin_ns = started_ns_[static_cast<std::size_t>(slot)];
-      e.cpu_ns = trace::detail::cpu_since(started_cpu_ns_[static_cast<std::size_t>(slot)]);
-      e.end_ns = trace::detail::now_ns();
+      e.cpu_ns = detail::cpu_since(started_cpu_ns_[static_cast<std::size_t>(slot)]);
+      e.end_ns = detail::now_ns();
       started_ns_[static_cast<std::size_t>(slot)] = 0;
-      trace::detail::recorder::instance().record(std::move(e));
+      detail::recorder::instance().record(std::move(e));
     }
   }
 
@@ -16383,6 +16438,187 @@ constexpr void build_plan(Plan& plan, plan_grid<Plan::grid_rank> const& grid,
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/pipeline/plan_builder.hpp ----
+// ---- begin pallas/detail/pipeline/static_rules.hpp ----
+// The whole-grid rules at compile time: rules.hpp's check_run over the grid the compiler
+// walks in chunks (each a constant expression of its own, so the cost grows with the grid
+// and stays within each budget), as static_asserts whose template arguments carry the
+// numbers (the compilers print them in the "required from" / "in instantiation of" line).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <utility>
+
+
+namespace pallas::detail {
+
+/// Arguments: whether an operand is an output, its position in in_specs / out_specs, the
+/// grid step (the first found, core after core), the dimension and the element the block
+/// starts at.
+template <caller Who, bool Found, bool IsOutput, int Position, index_t GridStep, int Dim, index_t Start>
+constexpr bool block_in_range_rule() {
+  static_assert(!Found || Who != caller::emit_pipeline,
+                "pallas::emit_pipeline: " PALLAS_RULE_BLOCK_OUT_OF_RANGE " (the numbers: output?, "
+                "spec position, grid step, dimension, element the block starts at)");
+  static_assert(!Found || Who != caller::pallas_call,
+                "pallas::pallas_call: " PALLAS_RULE_BLOCK_OUT_OF_RANGE " (the numbers: output?, "
+                "spec position, grid step, dimension, element the block starts at)");
+  return !Found;
+}
+
+/// Arguments: the out_specs position, the grid step that revisits and the core.
+template <caller Who, bool Found, int Position, index_t GridStep, int Core>
+constexpr bool revisit_rule() {
+  static_assert(!Found || Who != caller::emit_pipeline,
+                "pallas::emit_pipeline: " PALLAS_RULE_OUTPUT_REVISIT " (the numbers: out_specs "
+                "position, the first grid step that revisits, the core); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
+  static_assert(!Found || Who != caller::pallas_call,
+                "pallas::pallas_call: " PALLAS_RULE_OUTPUT_REVISIT " (the numbers: out_specs "
+                "position, the first grid step that revisits, the core); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
+  return !Found;
+}
+
+/// Arguments: the out_specs position, the first grid step whose block another core also
+/// writes, and the two cores.
+template <caller Who, bool Found, int Position, index_t GridStep, int Core, int OtherCore>
+constexpr bool disjoint_cores_rule() {
+  static_assert(!Found || Who != caller::emit_pipeline,
+                "pallas::emit_pipeline: " PALLAS_RULE_TWO_CORES_ONE_BLOCK " (the numbers: out_specs position, "
+                "the first grid step whose block another core also writes, the two cores)");
+  static_assert(!Found || Who != caller::pallas_call,
+                "pallas::pallas_call: " PALLAS_RULE_TWO_CORES_ONE_BLOCK " (the numbers: out_specs position, "
+                "the first grid step whose block another core also writes, the two cores)");
+  return !Found;
+}
+
+/// The steps x operands the compiler walks for the rules in one constant expression (each
+/// has its own evaluation budget; clang's, 2^20 steps, is the tighter: about 300 of them per
+/// step and operand).
+inline constexpr index_t static_rule_chunk_work = 2048;
+
+constexpr std::size_t power_of_two_above(std::size_t n) {
+  std::size_t p = 1;
+  while (p <= n) p *= 2;
+  return p;
+}
+
+/// The compiler's walk of engine E's grid for the rules (rules.hpp), in chunks of
+/// static_rule_chunk_work steps x operands: what the walk holds, and one chunk.
+template <class E, bool CoresKnown>
+struct static_rule_walk {
+  static constexpr auto descs = E::static_descs();
+  /// The output blocks the walk may meet: no more than the outputs' runs, nor their blocks.
+  static constexpr std::size_t most_written = [] {
+    index_t runs = 0, places = 0;
+    for (auto const& op : descs)
+      if (op.output && !op.raw) {
+        runs += E::static_steps();
+        places += block_places(op);
+      }
+    return static_cast<std::size_t>(runs < places ? runs : places);
+  }();
+  using walk_type = rule_walk<E::num_operands, fixed_block_set<power_of_two_above(2 * most_written)>>;
+  /// The steps of one chunk.
+  static constexpr index_t chunk_steps = [] {
+    index_t operands = 0;
+    for (auto const& op : descs) operands += op.raw ? 0 : 1;
+    return operands > 1 ? static_rule_chunk_work / operands : static_rule_chunk_work;
+  }();
+  static constexpr index_t chunks = (E::static_steps() + chunk_steps - 1) / chunk_steps;
+
+  static constexpr plan_grid<E::grid_rank> grid = E::static_grid();
+  /// Each core's share of the grid.
+  static constexpr auto boxes = [] {
+    std::array<core_box<E::grid_rank>, static_cast<std::size_t>(E::static_cores)> b{};
+    for (int c = 0; c < grid.num_cores; ++c)
+      b[static_cast<std::size_t>(c)] = split_grid(grid.policy, grid.extents, grid.is_static, grid.parallel, grid.num_cores, c);
+    return b;
+  }();
+
+  /// Walks the next chunk_steps steps, core after core, from where `w` stands.
+  static constexpr void walk_chunk(walk_type& w) {
+    rule_scope<E::grid_rank> const scope{grid.extents, -1, CoresKnown, CoresKnown};
+    for (index_t left = chunk_steps; left > 0 && w.core < grid.num_cores && !w.found.found();) {
+      auto const& box = boxes[static_cast<std::size_t>(w.core)];
+      if (w.step >= box.steps()) {
+        ++w.core;
+        w.step = 0;
+        w.runs = {};
+        continue;
+      }
+      auto const point = box_point(box, w.step);
+      [&]<std::size_t... K>(std::index_sequence<K...>) {
+        (
+            [&] {
+              using spec = typename E::template spec_t<K>;
+              if constexpr (!spec::raw) {
+                std::array<index_t, spec::values> now{};
+                block_index_at<spec>(typename spec::index_map_type{}, point, std::tuple<>{}, now.data());
+                bool same = w.step > 0;
+                for (std::size_t d = 0; d < spec::values && same; ++d) same = now[d] == w.last[K][d];
+                if (!same && !w.found.found()) {
+                  check_run(w, scope, descs, K, w.core, point, now);
+                  for (std::size_t d = 0; d < spec::values; ++d) w.last[K][d] = now[d];
+                }
+              }
+            }(),
+            ...);
+      }(std::make_index_sequence<E::num_operands>{});
+      ++w.step;
+      --left;
+    }
+  }
+};
+
+/// Where the walk stands after chunk K (each chunk its own constant expression).
+template <class E, bool CoresKnown, index_t K>
+struct static_rule_chunk {
+  static constexpr typename static_rule_walk<E, CoresKnown>::walk_type value = [] {
+    if constexpr (K == 0) {
+      typename static_rule_walk<E, CoresKnown>::walk_type w{};
+      static_rule_walk<E, CoresKnown>::walk_chunk(w);
+      return w;
+    } else {
+      auto w = static_rule_chunk<E, CoresKnown, K - 1>::value;
+      static_rule_walk<E, CoresKnown>::walk_chunk(w);
+      return w;
+    }
+  }();
+};
+
+/// The first rule engine E's grid breaks, found by the compiler chunk after chunk, stopping
+/// at the first violation. CoresKnown: the core count is the launch's for certain, so the
+/// core-dependent rules (revisit, shared blocks) apply.
+template <class E, bool CoresKnown, index_t K = 0>
+constexpr rule_violation static_rule_violation() {
+  constexpr rule_violation found = static_rule_chunk<E, CoresKnown, K>::value.found;
+  if constexpr (found.found() || K + 1 >= static_rule_walk<E, CoresKnown>::chunks)
+    return found;
+  else
+    return static_rule_violation<E, CoresKnown, K + 1>();
+}
+
+/// The whole-grid rules for engine E, when the compiler can walk its grid
+/// (rules_are_static): static_asserts with the same phrases as the run-time errors.
+template <class E, bool CoresKnown>
+constexpr bool check_static_rules() {
+  if constexpr (E::rules_are_static) {
+    constexpr rule_violation v = static_rule_violation<E, CoresKnown>();
+    constexpr operand_desc op = v.found() ? E::static_descs()[static_cast<std::size_t>(v.operand)] : operand_desc{};
+    constexpr bool oor = v.rule == grid_rule::block_out_of_range;
+    constexpr bool revisit = v.rule == grid_rule::output_revisit;
+    constexpr bool shared = v.rule == grid_rule::two_cores_one_block;
+    return block_in_range_rule<E::who, oor, op.output, op.position, v.grid_step, v.dim, v.start>() &&
+           revisit_rule<E::who, revisit, op.position, v.grid_step, v.core>() &&
+           disjoint_cores_rule<E::who, shared, op.position, v.grid_step, v.core, v.other_core>();
+  } else {
+    return true;
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/pipeline/static_rules.hpp ----
 
 namespace pallas::detail {
 
@@ -16391,10 +16627,14 @@ namespace pallas::detail {
 /// fraction of the compilers' default constexpr budgets, clang's 2^20 steps being the
 /// tighter: about 200 of them per step and operand); up to `max_static_plan_work` only
 /// after a probe shows that each phase fits the budget (a probe that does not fit is not an
-/// error: the plan is then built at run time). Larger grids are planned, and their
-/// whole-grid rules checked, when the pipeline starts.
+/// error: the plan is then built at run time). Larger grids are planned when the pipeline
+/// starts.
 inline constexpr index_t trusted_static_plan_work = 1024;
 inline constexpr index_t max_static_plan_work = 8192;
+/// How much of a grid (steps x planned operands) the compiler walks for the whole-grid
+/// rules (static_rules.hpp: in chunks, keeping only the output blocks written); beyond it
+/// they are checked when the pipeline starts.
+inline constexpr index_t max_static_rule_work = index_t{1} << 16;
 
 template <class Map, std::size_t GridRank>
 constexpr bool probe_index_map() {
@@ -16428,6 +16668,8 @@ struct pipeline_engine {
   static constexpr parallel_flags<GridT::rank()> parallel = Parallel;
   static constexpr std::size_t grid_rank = GridT::rank();
   static constexpr std::size_t num_operands = std::tuple_size_v<Specs>;
+  static constexpr std::size_t num_inputs = NumInputs;  ///< the operands before the outputs
+  using extra_type = Extra;
   template <std::size_t K>
   using spec_t = std::tuple_element_t<K, Specs>;
   template <std::size_t K>
@@ -16459,10 +16701,10 @@ struct pipeline_engine {
     return static_steps() * (planned > 0 ? planned : 1);
   }
 
-  /// Whether the compiler may compute the plan: a static grid over static shapes, index
-  /// maps it can evaluate, no scalar prefetch, a known core count, bounded work
-  /// (plan_is_static_v then decides).
-  static constexpr bool plan_may_be_static = [] {
+  /// Whether the compiler may walk the grid for the rules: a static grid over static
+  /// shapes, index maps it can evaluate, no scalar prefetch, a known core count, bounded
+  /// work (max_static_rule_work).
+  static constexpr bool rules_are_static = [] {
     if constexpr (!GridT::is_static || std::tuple_size_v<Extra> != 0 || StaticCores < 1) {
       return false;
     } else {
@@ -16470,10 +16712,14 @@ struct pipeline_engine {
         return ((ref_t<K>::shape_type::is_static &&
                  (spec_t<K>::raw || ConstexprIndexMap<typename spec_t<K>::index_map_type, grid_rank>)) &&
                 ...) &&
-               static_work() <= max_static_plan_work;
+               static_work() <= max_static_rule_work;
       }(std::make_index_sequence<num_operands>{});
     }
   }();
+
+  /// Whether the compiler may compute the plan: as for the rules, with less work
+  /// (max_static_plan_work; plan_is_static_v then decides).
+  static constexpr bool plan_may_be_static = rules_are_static && static_work() <= max_static_plan_work;
 
   template <class Descs>
   static constexpr Descs describe(std::array<std::array<index_t, max_block_rank>, num_operands> const& arrays) {
@@ -16562,6 +16808,25 @@ struct pipeline_engine {
 
 };
 
+/// The rules on each of engine E's operands (spec_rules.hpp), inputs then outputs.
+template <class E, bool CheckTiling>
+constexpr bool check_operands() {
+  return []<std::size_t... K>(std::index_sequence<K...>) {
+    return ((check_role<E::who, (K >= E::num_inputs), typename E::template spec_t<K>>() &&
+             check_operand<typename E::template spec_t<K>, typename E::template ref_t<K>, E::grid_rank, CheckTiling,
+                           typename E::extra_type>()) &&
+            ... && true);
+  }(std::make_index_sequence<E::num_operands>{});
+}
+
+/// The refs engine E's body receives, one per operand: std::tuple<...>.
+template <class E, class Seq = std::make_index_sequence<E::num_operands>>
+struct body_refs_of;
+template <class E, std::size_t... K>
+struct body_refs_of<E, std::index_sequence<K...>> {
+  using type = std::tuple<body_ref_t<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
+};
+
 /// Phase 1 of engine E's compiler plan (computed once, where first needed).
 template <class E>
 struct static_runs_of {
@@ -16597,9 +16862,6 @@ struct static_plan_of<E, true> {
   static constexpr auto const& runs = static_runs_of<E>::value;
   static constexpr typename E::static_events events{runs};
   static constexpr typename E::static_view plan = E::view_of(runs, events);
-  static constexpr rule_violation out_of_range = first_block_out_of_range(plan);
-  static constexpr rule_violation revisit = first_revisit(plan);
-  static constexpr rule_violation shared_block = first_shared_block(plan);
 };
 
 template <class E, class Seq = std::make_index_sequence<E::num_operands>>
@@ -16609,14 +16871,17 @@ struct operand_tuple<E, std::index_sequence<K...>> {
   using type = std::tuple<pipeline_operand<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
 };
 
-/// Throws the first rule a plan breaks on core `core` (the shared-block rule needs every
-/// core's part, so it runs where the plan has them).
+/// Throws the first rule a plan breaks on core `core` (two cores one block: where the plan
+/// has every core's part).
 template <class Plan>
 void check_plan(caller who, Plan const& plan, int core) {
-  if (auto const v = first_block_out_of_range(plan, core); v.found()) report_block_out_of_range(caller_name(who), plan, v);
-  if (auto const v = first_revisit(plan, core); v.found()) report_revisit(caller_name(who), plan, v);
-  if constexpr (checked_mode)
-    if (auto const v = first_shared_block(plan); v.found() && v.core == core) report_shared_block(caller_name(who), plan, v);
+  auto const v = check_grid_rules(plan, core);
+  switch (v.rule) {
+    case grid_rule::block_out_of_range: report_block_out_of_range(caller_name(who), plan, v);
+    case grid_rule::output_revisit: report_revisit(caller_name(who), plan, v);
+    case grid_rule::two_cores_one_block: report_shared_block(caller_name(who), plan, v);
+    case grid_rule::none: break;
+  }
 }
 
 /// Runs part `part` of `plan` on `core`: allocates the operands' slots, then executes.
@@ -16680,6 +16945,14 @@ typename E::descs_type describe_refs(Refs const& refs) {
   return E::template describe<typename E::descs_type>(arrays);
 }
 
+/// The whole plan of engine E over `refs` (a tuple) split among `num_cores` cores, built
+/// now as at run time (what plan_of prints).
+template <class E, class Specs, class Refs, class Extra>
+auto plan_for(int num_cores, std::array<index_t, E::grid_rank> const& extents, Specs const& specs, Refs const& refs,
+              Extra const& extra) {
+  return build_dynamic_plan<E>(num_cores, extents, describe_refs<E>(refs), specs, extra, -1);
+}
+
 /// Runs part `part` of a pipeline split among `num_cores` cores, on `core`: `specs` and
 /// `refs` are tuples, inputs then outputs; index maps also take `extra` (scalar-prefetch
 /// refs).
@@ -16693,26 +16966,22 @@ void run_pipeline(core_state& core, int part, int num_cores, GridT const& grid, 
   std::array<index_t, R> const extents = grid.all();
   for (std::size_t a = 0; a < R; ++a)
     if (extents[a] <= 0) fail("pallas::", caller_name(who), ": grid axis ", a, " has extent ", extents[a], ", must be > 0");
-  if constexpr (E::policy == split_policy::box) {
-    bool any_parallel = false;
-    for (bool p : E::parallel) any_parallel |= p;
-    if (num_cores > 1 && !any_parallel)
-      fail("pallas::", caller_name(who), ": ", num_cores, " cores share this pipeline but no grid axis is PARALLEL");
-  }
+  if constexpr (E::policy == split_policy::box)
+    if (!split_rule_holds(num_cores, E::parallel))
+      fail("pallas::", caller_name(who), ": " PALLAS_RULE_NO_PARALLEL_AXIS " (", num_cores, " cores)");
   auto const descs = describe_refs<E>(refs);
   auto operands = [&]<std::size_t... K>(std::index_sequence<K...>) {
     return typename operand_tuple<E>::type{
         pipeline_operand<typename E::template spec_t<K>, typename E::template ref_t<K>>(std::get<K>(specs), std::get<K>(refs),
                                                                                      descs[K], who)...};
   }(std::make_index_sequence<N>{});
-  std::apply([](auto&... op) { (op.count_traffic(&pipeline_tag<E>), ...); }, operands);
+  boost::hana::for_each(operands, [](auto& op) { op.count_traffic(&pipeline_tag<E>); });
 
   bool const fetch_at_step = core.launch->conventions.fetch_at_step;
   if constexpr (plan_is_static_v<E>) {
     if (num_cores == E::static_cores && !fetch_at_step) {
       using holder = static_plan_of<E>;
-      if constexpr (holder::out_of_range.found() || holder::revisit.found() || holder::shared_block.found())
-        check_plan(who, holder::plan, part);
+      if constexpr (static_rule_violation<E, true>().found()) check_plan(who, holder::plan, part);
       run_plan(core, part, holder::plan, operands, E::global_num_programs, body);
       return;
     }
@@ -16724,87 +16993,44 @@ void run_pipeline(core_state& core, int part, int num_cores, GridT const& grid, 
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/pipeline/engine.hpp ----
-// ---- begin pallas/detail/pipeline/static_rules.hpp ----
-// The whole-grid rules at compile time: the findings of rules.hpp's queries over the plan
-// the compiler computed, as static_asserts whose template arguments carry the numbers (the
-// compilers print them in the "required from" / "in instantiation of" line).
+// ---- begin pallas/detail/pipeline/vmem_budget.hpp ----
+// What a pipeline's buffers take in VMEM and SMEM: per operand its Buffered(n) slots of one
+// block, summed over engine E's operands.
 
+#include <cstddef>
 #include <cstdint>
+#include <utility>
 
 
 namespace pallas::detail {
 
-/// Arguments: whether an operand is an output, its position in in_specs / out_specs, the
-/// first such grid step in grid order, the dimension and the element the block starts at.
-template <caller Who, bool Found, bool IsOutput, int Position, index_t GridStep, int Dim, index_t Start>
-constexpr bool block_in_range_rule() {
-  static_assert(!Found || Who != caller::emit_pipeline,
-                "pallas::emit_pipeline: an index map returns a block outside its array (the numbers: output?, "
-                "spec position, first such grid step in grid order, dimension, element the block starts at)");
-  static_assert(!Found || Who != caller::pallas_call,
-                "pallas::pallas_call: an index map returns a block outside its array (the numbers: output?, "
-                "spec position, first such grid step in grid order, dimension, element the block starts at)");
-  return !Found;
+/// The bytes an operand's buffers take in memory space Space (the default count is 2; an
+/// operand viewed in place or handed over raw takes none).
+template <class Spec, class RefT, memory_space Space = memory_space::vmem>
+constexpr std::int64_t buffer_bytes_of() {
+  if constexpr (Spec::raw || RefT::space == Spec::space || Spec::space != Space)
+    return 0;
+  else
+    return std::int64_t{Spec::buffer_count > 0 ? Spec::buffer_count : 2} * Spec::block_elements *
+           static_cast<std::int64_t>(sizeof(typename RefT::value_type));
+}
+/// The bytes engine E's operands' buffers take in memory space Space.
+template <class E, memory_space Space = memory_space::vmem>
+constexpr std::int64_t pipeline_buffer_bytes() {
+  return []<std::size_t... K>(std::index_sequence<K...>) {
+    return (std::int64_t{0} + ... + buffer_bytes_of<typename E::template spec_t<K>, typename E::template ref_t<K>, Space>());
+  }(std::make_index_sequence<E::num_operands>{});
 }
 
-/// Arguments: the out_specs position, the grid step that revisits and the core.
-template <caller Who, bool Found, int Position, index_t GridStep, int Core>
-constexpr bool revisit_rule() {
-  static_assert(!Found || Who != caller::emit_pipeline,
-                "pallas::emit_pipeline: an output block is revisited after another block (the numbers: out_specs "
-                "position, the first grid step that revisits, the core); visit it on consecutive steps or use "
-                "pl::Buffered<1, pl::RevisitMode::ANY>");
-  static_assert(!Found || Who != caller::pallas_call,
-                "pallas::pallas_call: an output block is revisited after another block (the numbers: out_specs "
-                "position, the first grid step that revisits, the core); visit it on consecutive steps or use "
-                "pl::Buffered<1, pl::RevisitMode::ANY>");
-  return !Found;
-}
-
-/// Arguments: the out_specs position, the first grid step whose block another core also
-/// writes, and the two cores.
-template <caller Who, bool Found, int Position, index_t GridStep, int Core, int OtherCore>
-constexpr bool disjoint_cores_rule() {
-  static_assert(!Found || Who != caller::emit_pipeline,
-                "pallas::emit_pipeline: two cores write the same output block (the numbers: out_specs position, "
-                "the first grid step whose block another core also writes, the two cores)");
-  static_assert(!Found || Who != caller::pallas_call,
-                "pallas::pallas_call: two cores write the same output block (the numbers: out_specs position, "
-                "the first grid step whose block another core also writes, the two cores)");
-  return !Found;
-}
-
-/// The whole-grid rules for engine E, when the compiler planned it. The core-dependent ones
-/// (revisit, shared blocks) only when the core count is the launch's for certain.
-template <class E, bool CoresKnown>
-constexpr bool check_static_plan() {
-  if constexpr (plan_is_static_v<E>) {
-    using H = static_plan_of<E>;
-    constexpr rule_violation oor = H::out_of_range;
-    constexpr operand_desc oor_op = oor.found() ? H::plan.operands[static_cast<std::size_t>(oor.operand)] : operand_desc{};
-    if constexpr (!block_in_range_rule<E::who, oor.found(), oor_op.output, oor_op.position, oor.grid_step, oor.dim,
-                                       oor.start>()) {
-      return false;
-    } else if constexpr (CoresKnown) {
-      constexpr rule_violation rv = H::revisit;
-      constexpr int rv_pos = rv.found() ? H::plan.operands[static_cast<std::size_t>(rv.operand)].position : 0;
-      if constexpr (!revisit_rule<E::who, rv.found(), rv_pos, rv.grid_step, rv.core>()) {
-        return false;
-      } else {
-        constexpr rule_violation sb = H::shared_block;
-        constexpr int sb_pos = sb.found() ? H::plan.operands[static_cast<std::size_t>(sb.operand)].position : 0;
-        return disjoint_cores_rule<E::who, sb.found(), sb_pos, sb.grid_step, sb.core, sb.other_core>();
-      }
-    } else {
-      return true;
-    }
-  } else {
-    return true;
-  }
+/// The VMEM budget of a pallas_call: E's buffers and the scratch (`scratch_bytes`) within
+/// `limit` (vmem_limit_bytes, or the chip's VMEM).
+template <class E>
+constexpr bool within_vmem_budget(std::int64_t scratch_bytes, std::int64_t limit) {
+  return pipeline_buffer_bytes<E, memory_space::vmem>() + scratch_bytes <= limit;
 }
 
 }  // namespace pallas::detail
-// ---- end pallas/detail/pipeline/static_rules.hpp ----
+// ---- end pallas/detail/pipeline/vmem_budget.hpp ----
 
 namespace pallas::tpu {
 
@@ -16935,12 +17161,8 @@ class pipeline {
                     "pallas::kernel: input refs are read-only: an emit_pipeline output cannot be a kernel's input "
                     "(its ref has const elements); pass an output ref");
       if constexpr (operands_ok && outputs_writable) {
-        constexpr std::int64_t vmem_bytes = []<std::size_t... K>(std::index_sequence<K...>) {
-          return (std::int64_t{0} + ... + detail::vmem_bytes_of<typename E::template spec_t<K>, typename E::template ref_t<K>>());
-        }(std::index_sequence_for<Refs...>{});
-        constexpr std::int64_t smem_bytes = []<std::size_t... K>(std::index_sequence<K...>) {
-          return (std::int64_t{0} + ... + detail::smem_bytes_of<typename E::template spec_t<K>, typename E::template ref_t<K>>());
-        }(std::index_sequence_for<Refs...>{});
+        constexpr std::int64_t vmem_bytes = detail::pipeline_buffer_bytes<E, memory_space::vmem>();
+        constexpr std::int64_t smem_bytes = detail::pipeline_buffer_bytes<E, memory_space::smem>();
         static_assert(vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes,
                       "pallas::emit_pipeline: the pipeline's VMEM buffers (buffers x block bytes, summed) "
                       "exceed the chip's VMEM (bytes asked <= bytes available per core)");
@@ -16949,7 +17171,7 @@ class pipeline {
                       "exceed the chip's SMEM (bytes asked <= bytes available per core)");
         if constexpr (vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes &&
                       smem_bytes <= CoreAxis::chip.smem_capacity_bytes) {
-          if constexpr (detail::check_static_plan<E, CoreAxis::cores_known>()) {
+          if constexpr (detail::check_static_rules<E, CoreAxis::cores_known>()) {
             constexpr bool callable = []<std::size_t... K>(std::index_sequence<K...>) {
               return std::is_invocable_v<Body const&,
                                          detail::body_ref_t<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
@@ -16972,8 +17194,7 @@ class pipeline {
     using E = engine_type<Refs...>;
     auto const refs_tuple = std::tuple<Refs...>(refs...);
     if (std::is_same_v<CoreAxis, detail::no_core_axis>) num_cores = 1;
-    return detail::build_dynamic_plan<E>(num_cores, grid_.all(), detail::describe_refs<E>(refs_tuple),
-                                         specs_of<Refs...>(), std::tuple<>{}, -1);
+    return detail::plan_for<E>(num_cores, grid_.all(), specs_of<Refs...>(), refs_tuple, std::tuple<>{});
   }
 
  private:
@@ -16989,12 +17210,12 @@ class pipeline {
 
   /// The factory's rules (it reported the broken ones); the operands' are skipped then.
   static constexpr bool factory_rules_hold() {
-    if constexpr (std::is_void_v<Semantics>) {
-      return !CoreAxis::cores_known || CoreAxis::planned_cores <= 1;
-    } else {
-      return Semantics::size == grid_rank &&
-             (!CoreAxis::cores_known || CoreAxis::planned_cores <= 1 || Semantics::any_parallel);
-    }
+    bool const split_ok =
+        !CoreAxis::cores_known || detail::split_rule_holds(CoreAxis::planned_cores, detail::parallel_flags_of<Semantics, grid_rank>());
+    if constexpr (std::is_void_v<Semantics>)
+      return split_ok;
+    else
+      return Semantics::size == grid_rank && split_ok;
   }
 
   template <class... Refs>
@@ -17060,12 +17281,11 @@ constexpr auto emit_pipeline(Body body, Options const&... options) {
       static_assert(semantics::size == grid_type::rank(),
                     "pallas::emit_pipeline: dimension_semantics needs one entry per grid axis "
                     "(semantics == grid rank)");
-      static_assert(!core_axis::cores_known || core_axis::planned_cores <= 1 || semantics::any_parallel,
-                    "pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL");
-    } else {
-      static_assert(!core_axis::cores_known || core_axis::planned_cores <= 1,
-                    "pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL");
     }
+    static_assert(!core_axis::cores_known ||
+                      detail::split_rule_holds(core_axis::planned_cores,
+                                               detail::parallel_flags_of<semantics, grid_type::rank()>()),
+                  "pallas::emit_pipeline: " PALLAS_RULE_NO_PARALLEL_AXIS);
     grid_type grid_value = detail::option_or<detail::is_grid, grid_type>(options...);
     auto in = detail::option_or<detail::is_in_specs, in_option>(options...).specs;
     auto out = detail::option_or<detail::is_out_specs, out_option>(options...).specs;
@@ -17869,6 +18089,88 @@ struct is_alias_option<input_output_aliases_t<A...>> : std::true_type {};
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
+// ---- begin pallas/detail/call_aliases.hpp ----
+// pallas_call's input_output_aliases: which output an input is, the outputs' starting
+// contents (a copy of the aliased input, else unspecified), and the HBM ref the kernel gets
+// for an aliased input (its output's buffer).
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+
+
+namespace pallas::detail {
+
+/// The aliases Aliases (an input_output_aliases_t) of a call with NumPrefetch scalar-prefetch
+/// arguments.
+template <class Aliases, int NumPrefetch>
+struct call_aliases {
+  /// The output that input I (counted after the scalar-prefetch arrays) is aliased to, or -1.
+  template <std::size_t I>
+  static constexpr int output_of() {
+    for (auto const& a : Aliases::entries)
+      if (a.input == NumPrefetch + static_cast<int>(I)) return a.output;
+    return -1;
+  }
+
+  /// The argument (scalar-prefetch ones counted) aliased to output O, or -1.
+  template <std::size_t O>
+  static constexpr int input_of() {
+    for (auto const& a : Aliases::entries)
+      if (a.output == static_cast<int>(O)) return a.input;
+    return -1;
+  }
+
+  /// Input I's HBM ref in the kernel: its aliased output's buffer (writable when Writable, a
+  /// raw input; read-only for a blocked one), or the caller's array, read-only.
+  template <std::size_t I, bool Writable, class Inputs, class Outputs>
+  static auto input_ref(Inputs const& inputs, Outputs const& outputs) {
+    constexpr int out = output_of<I>();
+    constexpr std::size_t NumOutputs = std::tuple_size_v<Outputs>;
+    if constexpr (Writable) {
+      return std::get<static_cast<std::size_t>(out)>(outputs).ref();
+    } else if constexpr (out >= 0 && out < static_cast<int>(NumOutputs)) {
+      using in_ref = decltype(std::get<I>(inputs).read_only_ref());
+      using out_ref = decltype(std::get<static_cast<std::size_t>(out)>(outputs).read_only_ref());
+      if constexpr (std::is_same_v<in_ref, out_ref>) return std::get<static_cast<std::size_t>(out)>(outputs).read_only_ref();
+      else return std::get<I>(inputs).read_only_ref();
+    } else {
+      return std::get<I>(inputs).read_only_ref();
+    }
+  }
+
+  /// Output O, described by `sds` (a ShapeDtypeStruct): a copy of its aliased input, else
+  /// unspecified contents (poisoned in checked mode).
+  template <std::size_t O, class Sds, class Inputs>
+  static auto make_output(Sds const& sds, Inputs const& inputs) {
+    constexpr int in = input_of<O>();
+    constexpr std::size_t NumInputs = std::tuple_size_v<Inputs>;
+    using out_array = typename Sds::array_type;
+    if constexpr (in >= 0) {
+      static_assert(in >= NumPrefetch, "pallas::pallas_call: a scalar-prefetch argument cannot be aliased to an output");
+      static_assert(in < NumPrefetch + static_cast<int>(NumInputs),
+                    "pallas::pallas_call: input_output_aliases names an input that does not exist");
+      if constexpr (in >= NumPrefetch && in < NumPrefetch + static_cast<int>(NumInputs)) {
+        auto const& src = std::get<static_cast<std::size_t>(in - NumPrefetch)>(inputs);
+        constexpr bool same = std::is_same_v<std::remove_cvref_t<decltype(src)>, out_array>;
+        static_assert(same, "pallas::pallas_call: an aliased input and output must have the same shape and dtype");
+        if constexpr (same) {
+          if (!(src.shape() == sds.shape))
+            fail<shape_error>("pallas::pallas_call: input ", in, " of shape ", src.shape(), " is aliased to output ", O,
+                              " of shape ", sds.shape);
+          return out_array(src);
+        }
+      }
+    }
+    // Not aliased (or an alias rejected above, so that it is the only error).
+    out_array a = sds.make_uninitialized_array();
+    poison(a);
+    return a;
+  }
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/call_aliases.hpp ----
 // ---- begin pallas/detail/scalar_prefetch.hpp ----
 // pallas_call's scalar-prefetch arguments: the first num_scalar_prefetch call arguments are
 // copied into each core's SMEM before the grid runs; index maps and the kernel get SMEM refs.
@@ -17991,20 +18293,15 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
       return pallas::detail::resolve_spec<std::tuple_element_t<K, Specs>, Shape>::apply(std::get<K>(specs));
   }
 
-  /// The output that input I (counted after the scalar-prefetch arrays) is aliased to, or -1.
-  template <std::size_t I>
-  static constexpr int alias_output_of() {
-    for (auto const& a : Aliases::entries)
-      if (a.input == NumPrefetch + static_cast<int>(I)) return a.output;
-    return -1;
-  }
+  using aliases = pallas::detail::call_aliases<Aliases, NumPrefetch>;
 
   // Whether input I, of Array type A, is writable in the kernel: a raw (ANY) input aliased
   // to an output, which then is that output's buffer (as on a TPU). Every other input ref
   // is read-only; a blocked input's HBM ref is only the pipeline's (its VMEM blocks are
   // writable either way).
   template <std::size_t I, class A>
-  static constexpr bool writable_input = alias_output_of<I>() >= 0 && spec_t<I, InSpecs, typename A::shape_type>::raw;
+  static constexpr bool writable_input =
+      aliases::template output_of<I>() >= 0 && spec_t<I, InSpecs, typename A::shape_type>::raw;
 
   /// The HBM ref type of input I, of Array type A.
   template <std::size_t I, class A>
@@ -18082,8 +18379,7 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
                      spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_arrays>::shape_type>(out_)...};
       prefetch_refs const extra{
           std::tuple_element_t<P, prefetch_refs>(std::get<P>(all).data(), std::get<P>(all).shape())...};
-      return pallas::detail::build_dynamic_plan<E>(Cores, grid_.all(), pallas::detail::describe_refs<E>(refs), specs,
-                                                   extra, -1);
+      return pallas::detail::plan_for<E>(Cores, grid_.all(), specs, refs, extra);
     }(std::make_index_sequence<NumPrefetch>{}, std::make_index_sequence<num_inputs>{},
       std::make_index_sequence<num_outputs>{});
   }
@@ -18112,14 +18408,15 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
       using in_refs_t = std::tuple<input_ref_t<I, std::tuple_element_t<I, in_arrays>>...>;
       using out_refs_t = std::tuple<typename std::tuple_element_t<O, out_arrays>::ref_type...>;
       using E = typename engine_of<in_arrays, out_arrays, prefetch_refs>::type;
-      constexpr bool ok = checks<E, in_refs_t, out_refs_t, prefetch_refs>(std::index_sequence<I...>{},
-                                                                          std::index_sequence<O...>{});
+      constexpr bool ok = checks<E>();
       if constexpr (ok) {
         // Outputs: aliased ones start as a copy of their input; the rest unspecified (poisoned).
-        auto outputs = std::tuple{make_output<O, num_inputs>(prefetch_args, inputs)...};
+        auto outputs = std::tuple{aliases::template make_output<O>(std::get<O>(outs_), inputs)...};
         // An aliased input is its output's buffer (which started as a copy of it): the kernel
         // reads what earlier steps wrote there, as in Pallas.
-        auto refs = std::tuple{input_ref<I>(inputs, outputs)..., std::get<O>(outputs).ref()...};
+        auto refs = std::tuple{
+            aliases::template input_ref<I, writable_input<I, std::tuple_element_t<I, in_arrays>>>(inputs, outputs)...,
+            std::get<O>(outputs).ref()...};
         auto const specs = std::tuple{spec_value<I, InSpecs, typename std::tuple_element_t<I, in_refs_t>::shape_type>(in_)...,
                                       spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_refs_t>::shape_type>(out_)...};
         constexpr tpu::TpuInfo chip = tpu::get_tpu_info();
@@ -18167,93 +18464,21 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
         outs_);
   }
 
-  /// Input I's HBM ref in the kernel: its aliased output's buffer (writable for a raw input,
-  /// read-only for a blocked one), or the caller's array, read-only.
-  template <std::size_t I, class Inputs, class Outputs>
-  static auto input_ref(Inputs const& inputs, Outputs const& outputs) {
-    using A = std::remove_cvref_t<std::tuple_element_t<I, Inputs>>;
-    constexpr int out = alias_output_of<I>();
-    if constexpr (writable_input<I, A>) {
-      return std::get<static_cast<std::size_t>(out)>(outputs).ref();
-    } else if constexpr (out >= 0 && out < static_cast<int>(num_outputs)) {
-      using in_ref = decltype(std::get<I>(inputs).read_only_ref());
-      using out_ref = decltype(std::get<static_cast<std::size_t>(out)>(outputs).read_only_ref());
-      if constexpr (std::is_same_v<in_ref, out_ref>) return std::get<static_cast<std::size_t>(out)>(outputs).read_only_ref();
-      else return std::get<I>(inputs).read_only_ref();
-    } else {
-      return std::get<I>(inputs).read_only_ref();
-    }
-  }
-
-  template <std::size_t O>
-  static constexpr int alias_input_of() {
-    for (auto const& a : Aliases::entries)
-      if (a.output == static_cast<int>(O)) return a.input;
-    return -1;
-  }
-
-  template <std::size_t O, std::size_t NumInputs, class PrefetchArgs, class Inputs>
-  auto make_output(PrefetchArgs const&, Inputs const& inputs) const {
-    constexpr int in = alias_input_of<O>();
-    auto const& sds = std::get<O>(outs_);
-    using out_array = typename std::tuple_element_t<O, Outs>::array_type;
-    if constexpr (in >= 0) {
-      static_assert(in >= NumPrefetch, "pallas::pallas_call: a scalar-prefetch argument cannot be aliased to an output");
-      static_assert(in < NumPrefetch + static_cast<int>(NumInputs),
-                    "pallas::pallas_call: input_output_aliases names an input that does not exist");
-      if constexpr (in >= NumPrefetch && in < NumPrefetch + static_cast<int>(NumInputs)) {
-        auto const& src = std::get<static_cast<std::size_t>(in - NumPrefetch)>(inputs);
-        constexpr bool same = std::is_same_v<std::remove_cvref_t<decltype(src)>, out_array>;
-        static_assert(same, "pallas::pallas_call: an aliased input and output must have the same shape and dtype");
-        if constexpr (same) {
-          if (!(src.shape() == sds.shape))
-            pallas::detail::fail<shape_error>("pallas::pallas_call: input ", in, " of shape ", src.shape(),
-                                              " is aliased to output ", O, " of shape ", sds.shape);
-          return out_array(src);
-        }
-      }
-    }
-    // Not aliased (or an alias rejected above, so that it is the only error): unspecified
-    // contents, poisoned in checked mode.
-    out_array a = sds.make_uninitialized_array();
-    pallas::detail::poison(a);
-    return a;
-  }
-
-  template <class E, class InRefs, class OutRefs, class PrefetchRefs, std::size_t... I, std::size_t... O>
-  static constexpr bool checks(std::index_sequence<I...>, std::index_sequence<O...>) {
+  /// The compile-time rules of the call over engine E: each operand's, the VMEM budget, the
+  /// whole-grid rules, the kernel's parameters; one mistake, one error.
+  template <class E>
+  static constexpr bool checks() {
     namespace pd = pallas::detail;
-    constexpr bool each =
-        ((pd::check_role<pd::caller::pallas_call, false,
-                         spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>>() &&
-          pd::check_operand<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
-                            std::tuple_element_t<I, InRefs>, grid_rank, CheckTiling, PrefetchRefs>()) &&
-         ... && true) &&
-        ((pd::check_role<pd::caller::pallas_call, true,
-                         spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>>() &&
-          pd::check_operand<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
-                            std::tuple_element_t<O, OutRefs>, grid_rank, CheckTiling, PrefetchRefs>()) &&
-         ... && true);
-    if constexpr (each) {
-      constexpr std::int64_t vmem_bytes =
-          (std::int64_t{0} + ... +
-           pd::vmem_bytes_of<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
-                             std::tuple_element_t<I, InRefs>>()) +
-          (std::int64_t{0} + ... +
-           pd::vmem_bytes_of<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
-                             std::tuple_element_t<O, OutRefs>>()) +
-          (std::int64_t{0} + ... + Scratch::vmem_bytes);
+    if constexpr (pd::check_operands<E, CheckTiling>()) {
       constexpr std::int64_t limit = VmemLimit > 0 ? VmemLimit : tpu::get_tpu_info().vmem_capacity_bytes;
-      static_assert(vmem_bytes <= limit,
+      constexpr bool budget = pd::within_vmem_budget<E>((std::int64_t{0} + ... + Scratch::vmem_bytes), limit);
+      static_assert(budget,
                     "pallas::pallas_call: the blocks' buffers and the scratch exceed the VMEM budget (bytes asked "
                     "<= vmem_limit_bytes, or the chip's VMEM)");
-      if constexpr (vmem_bytes <= limit && pd::check_static_plan<E, true>()) {
-        constexpr bool callable = kernel_callable<PrefetchRefs>(
-            std::type_identity<std::tuple<pd::body_ref_t<spec_t<I, InSpecs, typename std::tuple_element_t<I, InRefs>::shape_type>,
-                                                         std::tuple_element_t<I, InRefs>>...,
-                                          pd::body_ref_t<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
-                                                         std::tuple_element_t<O, OutRefs>>...,
-                                          typename Scratch::ref_type...>>{});
+      if constexpr (budget && pd::check_static_rules<E, true>()) {
+        constexpr bool callable = kernel_callable<typename E::extra_type>(
+            std::type_identity<decltype(std::tuple_cat(std::declval<typename pd::body_refs_of<E>::type>(),
+                                                       std::declval<std::tuple<typename Scratch::ref_type...>>()))>{});
         static_assert(callable,
                       "pallas::pallas_call: the kernel must take the scalar-prefetch refs, one block ref per input "
                       "and output, then the scratch refs, in that order");
@@ -18305,7 +18530,7 @@ constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
   if constexpr (!std::is_same_v<semantics, void>) {
     static_assert(semantics::size == grid_type::rank(),
                   "pallas::pallas_call: dimension_semantics needs one entry per grid axis (semantics == grid rank)");
-    static_assert(semantics::parallel_first, "pallas::pallas_call: PARALLEL axes must come before ARBITRARY ones");
+    static_assert(semantics::parallel_first, "pallas::pallas_call: " PALLAS_RULE_PARALLEL_FIRST);
   }
   auto outs = std::tuple_cat(outputs_of(options)...);
   static_assert(std::tuple_size_v<decltype(outs)> >= 1, "pallas::pallas_call: out_shape is needed");

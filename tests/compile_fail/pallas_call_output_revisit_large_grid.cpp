@@ -1,5 +1,5 @@
 // expect-error: an output block is revisited after another block
-// matmul.md's grid at 10 x 10 x 10 steps (1000, the most the compile-time rules look at) on
+// matmul.md's grid at 10 x 10 x 10 steps (1000, past the plan the compiler computes outright) on
 // two cores; the last step goes back to block (9, 0). The twin, the plain matmul grid,
 // must compile with g++ and clang++ (the rules used to exceed the compilers' constexpr
 // step limits from about 200 steps on).

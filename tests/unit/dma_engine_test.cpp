@@ -164,7 +164,7 @@ TEST_CASE("dma_engine: with the DMA thread, the next block arrives while the cor
         arrived |= e.lane_name == "DMA thread" && e.name.find("64 of 64 chunks") != std::string::npos;
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
-    body_seen_ns = pl::trace::detail::now_ns();
+    body_seen_ns = pl::detail::now_ns();
   });
   pl::trace::stop();
   CHECK(arrived);

@@ -4,6 +4,7 @@
 // argmax exact.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -172,6 +173,39 @@ TEST_CASE("NaN propagates through max and min; argmax picks the first NaN", "[ex
   inf(0) = 1, inf(1) = std::numeric_limits<float>::infinity(), inf(2) = -inf(1);
   CHECK(std::isnan(pl::sum(inf).item()));
   CHECK(pl::max(inf).item() == inf(1));
+}
+
+TEST_CASE("max and min along long rows (the lane-parallel path) match a serial loop, NaN anywhere", "[expr][reduction]") {
+  // 100 = 6 * 16 + 4: NaNs in the first lane, a middle lane, the last whole lane and the
+  // remainder; one row of infinities; one row with no NaN.
+  constexpr pl::index_t cols = 100;
+  auto x = random_block<float, 6, cols>(11);
+  float const nan = std::numeric_limits<float>::quiet_NaN();
+  float const inf = std::numeric_limits<float>::infinity();
+  x(0, 0) = nan;
+  x(1, 37) = nan;
+  x(2, 95) = nan;
+  x(3, 98) = nan;
+  for (pl::index_t j = 0; j < cols; ++j) x(4, j) = j % 2 ? inf : -inf;
+  auto const mx = pl::max(x, pl::axis<1>);
+  auto const mn = pl::min(x, pl::axis<1>, pl::keepdims);
+  for (pl::index_t i = 0; i < 6; ++i) {
+    bool has_nan = false;
+    float hi = -inf, lo = inf;
+    for (pl::index_t j = 0; j < cols; ++j) {
+      has_nan |= std::isnan(x(i, j));
+      if (!std::isnan(x(i, j))) hi = std::max(hi, x(i, j)), lo = std::min(lo, x(i, j));
+    }
+    CAPTURE(i);
+    CHECK(std::isnan(mx(i)) == has_nan);
+    CHECK(std::isnan(mn(i, 0)) == has_nan);
+    if (!has_nan) {
+      CHECK(mx(i) == hi);
+      CHECK(mn(i, 0) == lo);
+    }
+  }
+  CHECK(mx(4) == inf);
+  CHECK(mn(4, 0) == -inf);
 }
 
 TEST_CASE("bf16 sums accumulate in float and round once; mean; any; all", "[expr][reduction]") {

@@ -328,7 +328,7 @@ TEST_CASE("emit_pipeline: run-time errors name the operand, grid point and core"
                            pl::out_specs(pl::BlockSpec<8, 128>([](auto) { return pl::idx(0, 0); })),
                            pltpu::core_axis_name<"core">, pltpu::dimension_semantics<pltpu::ARBITRARY>)(o_hbm);
     });
-    REQUIRE_THROWS_WITH(k(), Catch::Contains("no grid axis is PARALLEL"));
+    REQUIRE_THROWS_WITH(k(), Catch::Contains("pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL (2 cores)"));
   }
   SECTION("an error in the body names the grid point") {
     pl::Array<float, 8, 256> out;

@@ -15,6 +15,8 @@
 #include <pallas/array.hpp>
 #include <pallas/block_spec.hpp>
 #include <pallas/detail/pipeline/plan_builder.hpp>
+#include <pallas/detail/pipeline/rules.hpp>
+#include <pallas/detail/pipeline/static_rules.hpp>
 #include <pallas/dot.hpp>
 #include <pallas/expr/creation.hpp>
 #include <pallas/grid.hpp>
@@ -57,6 +59,27 @@ static_assert(count_events(add_plan, 0, pl::event_kind::body, 0) == 2);
 // The first event of each core is its first fetch, in the prologue.
 static_assert(add_plan.events_of(0)[0].kind == pl::event_kind::fetch_start && add_plan.events_of(0)[0].step == -1);
 
+// ---- The same add on one core (no core axis): a 2 x 2 grid, every operand's block new at
+// every step, double-buffered.
+inline auto const quickstart_add_1core = pltpu::emit_pipeline(
+    [](auto x, auto y, auto o) { o[pl::ellipsis] = x[pl::ellipsis] + y[pl::ellipsis]; }, pl::grid<2, 2>,
+    pl::in_specs(pl::BlockSpec<128, 128>(ij), pl::BlockSpec<128, 128>(ij)), pl::out_specs(pl::BlockSpec<128, 128>(ij)));
+constexpr auto const& add_plan_1core = pltpu::static_plan_of<decltype(quickstart_add_1core), hbm256, hbm256, hbm256>;
+
+static_assert(add_plan_1core.num_cores == 1 && add_plan_1core.steps(0) == 4);
+static_assert(add_plan_1core.point(0, 0) == std::array<index_t, 2>{0, 0} &&
+              add_plan_1core.point(0, 3) == std::array<index_t, 2>{1, 1});
+static_assert(add_plan_1core.runs_of(0, 0).size() == 4 && add_plan_1core.runs_of(0, 2).size() == 4);
+static_assert(add_plan_1core.core(0).buffer_count[0] == 2 && add_plan_1core.core(0).buffer_count[2] == 2);
+static_assert(count_events(add_plan_1core, 0, pl::event_kind::fetch_start, 0) == 4 &&
+              count_events(add_plan_1core, 0, pl::event_kind::fetch_start, 1) == 4);
+static_assert(count_events(add_plan_1core, 0, pl::event_kind::fetch_start, 2) == 0);  // outputs are never loaded
+static_assert(count_events(add_plan_1core, 0, pl::event_kind::writeback_start, 2) == 4);
+static_assert(count_events(add_plan_1core, 0, pl::event_kind::body, 0) == 4);
+// Two inputs fetched in the prologue (block (0, 0)), then at each step the next block.
+static_assert(add_plan_1core.events_of(0)[1].kind == pl::event_kind::fetch_start && add_plan_1core.events_of(0)[1].operand == 1 &&
+              add_plan_1core.events_of(0)[1].step == -1);
+
 // ---- matmul.md's kernel through pallas_call, 1024^3 in 256 blocks, two cores.
 inline auto const matmul = pl::pallas_call(
     [](auto x, auto y, auto z) {
@@ -78,6 +101,11 @@ static_assert(matmul_plan.runs_of(0, 0).size() == 32);  // x's block changes eve
 static_assert(matmul_plan.runs_of(0, 2).size() == 8);   // one output block per (i, j)
 static_assert(count_events(matmul_plan, 1, pl::event_kind::writeback_start, 2) == 8);
 static_assert(count_events(matmul_plan, 1, pl::event_kind::fetch_start, 1) == 32);
+// The accumulator is revisited over k: one run of 4 steps per (i, j), never loaded from HBM.
+static_assert(matmul_plan.runs_of(0, 2)[0].first_step == 0 && matmul_plan.runs_of(0, 2)[0].last_step == 3);
+static_assert(matmul_plan.runs_of(1, 2)[7].first_step == 28 && matmul_plan.runs_of(1, 2)[7].last_step == 31);
+static_assert(count_events(matmul_plan, 0, pl::event_kind::fetch_start, 2) == 0);
+static_assert(count_events(matmul_plan, 0, pl::event_kind::writeback_wait, 2) == 8);
 
 std::string printed(auto const& plan) {
   std::ostringstream out;
@@ -152,6 +180,10 @@ TEST_CASE("plan: the compiler's plan equals the one built at run time", "[plan]"
   CHECK(printed(dynamic_add) == printed(add_plan));
   REQUIRE(dynamic_add.events.size() == add_plan.events.size());
   for (std::size_t k = 0; k < add_plan.events.size(); ++k) CHECK(dynamic_add.events[k] == add_plan.events[k]);
+  auto const dynamic_add_1core = pltpu::plan_of(quickstart_add_1core, x.ref(), y.ref(), o.ref());
+  CHECK(printed(dynamic_add_1core) == printed(add_plan_1core));
+  REQUIRE(dynamic_add_1core.events.size() == add_plan_1core.events.size());
+  for (std::size_t k = 0; k < add_plan_1core.events.size(); ++k) CHECK(dynamic_add_1core.events[k] == add_plan_1core.events[k]);
 
   matrix a, b;
   auto const dynamic_matmul = pl::plan_of(matmul, a, b);
@@ -318,4 +350,51 @@ TEST_CASE("plan: the builder follows Pallas' per-step schedule on random grids, 
     }
     CHECK(built_slots == reference_slots);
   }
+}
+
+namespace {
+
+// A 5 x 1000 grid (10000 steps x operands: past the plan the compiler computes; the rules
+// walk it in chunks) whose last step breaks a rule: `Bad` says which (0: none).
+template <int Bad>
+auto large_pipeline() {
+  return pltpu::emit_pipeline(
+      [](auto, auto) {}, pl::grid<5, 1000>,
+      pl::in_specs(pl::BlockSpec<8, 128>([](auto i, auto j) { return pl::idx(i, Bad == 1 && i == 4 && j == 999 ? 1000 : j); })),
+      pl::out_specs(pl::BlockSpec<8, 128>([](auto i, auto j) { return pl::idx(Bad == 2 && i == 4 && j == 999 ? 0 : i, 0); })));
+}
+
+template <int Bad>
+void check_rules_agree() {
+  auto const p = large_pipeline<Bad>();
+  pl::Array<float, 5 * 8, 1000 * 128> x;
+  pl::Array<float, 5 * 8, 128> o;
+  using E = typename decltype(p)::template engine_type<decltype(x.ref()), decltype(o.ref())>;
+  static_assert(!pl::detail::plan_is_static_v<E> && E::rules_are_static);
+  constexpr auto at_compile_time = pl::detail::static_rule_violation<E, true>();
+  auto const at_run_time = pl::detail::check_grid_rules(pltpu::plan_of(p, x.ref(), o.ref()), -1);
+  CHECK(at_compile_time.rule == at_run_time.rule);
+  CHECK(at_compile_time.operand == at_run_time.operand);
+  CHECK(at_compile_time.core == at_run_time.core);
+  CHECK(at_compile_time.run == at_run_time.run);
+  CHECK(at_compile_time.grid_step == at_run_time.grid_step);
+  CHECK(at_compile_time.dim == at_run_time.dim);
+  CHECK(at_compile_time.start == at_run_time.start);
+  // Independently: the last step, 4999, breaks it, and nothing before.
+  if constexpr (Bad == 0) {
+    CHECK(!at_run_time.found());
+  } else {
+    CHECK(at_run_time.grid_step == 4999);
+    CHECK(at_run_time.operand == (Bad == 1 ? 0 : 1));
+    CHECK(at_run_time.rule == (Bad == 1 ? pl::detail::grid_rule::block_out_of_range : pl::detail::grid_rule::output_revisit));
+    if constexpr (Bad == 1) CHECK(at_run_time.start == 1000 * 128);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("plan: the compiler's chunked walk of a large grid finds what the rules find over the plan", "[plan][rules]") {
+  check_rules_agree<0>();
+  check_rules_agree<1>();
+  check_rules_agree<2>();
 }

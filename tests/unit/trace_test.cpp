@@ -148,11 +148,11 @@ json_array written_trace() {
 /// Collects the trace's warnings while alive.
 struct captured_warnings {
   std::vector<std::string> seen;
-  std::function<void(std::string const&)> saved = pl::trace::detail::warning_sink();
+  std::function<void(std::string const&)> saved = pl::detail::warning_sink();
   captured_warnings() {
-    pl::trace::detail::warning_sink() = [this](std::string const& m) { seen.push_back(m); };
+    pl::detail::warning_sink() = [this](std::string const& m) { seen.push_back(m); };
   }
-  ~captured_warnings() { pl::trace::detail::warning_sink() = saved; }
+  ~captured_warnings() { pl::detail::warning_sink() = saved; }
   bool any_contains(std::string const& s) const {
     for (auto const& m : seen)
       if (m.find(s) != std::string::npos) return true;
@@ -465,7 +465,7 @@ TEST_CASE("trace: the SVG draws the last launch, a chosen one, or a row per laun
   // PALLAS_TRACE=x.svg at exit: PALLAS_TRACE_LAUNCH chooses the launch.
   auto at_exit = [&](char const* choice) {
     ::setenv("PALLAS_TRACE_LAUNCH", choice, 1);
-    bool const ok = pl::trace::detail::recorder::instance().write_at_exit(path);
+    bool const ok = pl::detail::recorder::instance().write_at_exit(path);
     ::unsetenv("PALLAS_TRACE_LAUNCH");
     std::string s = slurp(path);
     std::remove(path.c_str());
@@ -489,12 +489,12 @@ TEST_CASE("trace: an unwritable path or an empty trace warns instead of staying 
   CHECK(w.any_contains("cannot write the trace to " + bad));
   // What the atexit handler of PALLAS_TRACE does: both warnings, and the file still written.
   w.seen.clear();
-  CHECK_FALSE(pl::trace::detail::recorder::instance().write_at_exit(bad));
+  CHECK_FALSE(pl::detail::recorder::instance().write_at_exit(bad));
   CHECK(w.any_contains("nothing was recorded"));
   CHECK(w.any_contains("cannot write"));
   w.seen.clear();
   std::string const empty = temp_path("empty.json");
-  CHECK(pl::trace::detail::recorder::instance().write_at_exit(empty));
+  CHECK(pl::detail::recorder::instance().write_at_exit(empty));
   CHECK(w.seen.size() == 1);
   CHECK(w.any_contains("PALLAS_TRACE=" + empty + ": nothing was recorded"));
   json const root = json_parser(slurp(empty)).parse();

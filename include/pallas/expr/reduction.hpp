@@ -135,6 +135,7 @@ struct sum_reduction {
       return wrap<result_t<T>>(a);
   }
   static constexpr bool blocked = true;  // independent partial sums along a row
+  static constexpr bool nan_aside = false;
 };
 
 struct prod_reduction : sum_reduction {
@@ -196,7 +197,14 @@ struct extreme_reduction {
   static constexpr T finish(acc_t<T> a, index_t) noexcept {
     return convert<T>(a);
   }
-  static constexpr bool blocked = false;
+  // Lanes are exact here (max and min are associative, NaN stays NaN in any order); only
+  // the sign of a zero result may differ, as XLA leaves it unspecified.
+  static constexpr bool blocked = true;
+  static constexpr bool nan_aside = true;
+  /// One vmaxps / vminps: max or min of two non-NaN values (the lanes track NaN aside).
+  static constexpr float step_ignoring_nan(float acc, float v) noexcept {
+    return Max ? (v > acc ? v : acc) : (v < acc ? v : acc);
+  }
 };
 using max_reduction = extreme_reduction<max_op, true>;
 using min_reduction = extreme_reduction<min_op, false>;
@@ -278,12 +286,27 @@ auto reduce(E const& e) {
       if constexpr (Red::blocked && std::is_same_v<A, float> && length >= 32) {
         constexpr index_t lanes = 16;
         constexpr index_t whole = length / lanes * lanes;
-        float part[lanes] = {};
+        // Independent lanes: the compiler vectorizes across them (one chain per lane), which
+        // it cannot do for one serial chain of float sums. A NaN-propagating max would still
+        // branch per element, so its lanes use the branch-free step and note NaNs aside.
+        float part[lanes];
+        bool nan[lanes] = {};
+        auto step = [&](index_t k, float v) {
+          if constexpr (Red::nan_aside) {
+            part[k] = Red::step_ignoring_nan(part[k], v);
+            nan[k] |= v != v;
+          } else {
+            part[k] = Red::combine(part[k], v);
+          }
+        };
+        for (index_t k = 0; k < lanes; ++k) part[k] = Red::template identity<T>();
         for (index_t j = 0; j < whole; j += lanes)
-          for (index_t k = 0; k < lanes; ++k) part[k] += Red::lift(row(j + k));
+          for (index_t k = 0; k < lanes; ++k) step(k, Red::lift(row(j + k)));
         if constexpr (whole < length)
-          for (index_t j = whole; j < length; ++j) part[j - whole] += Red::lift(row(j));
-        for (index_t k = 0; k < lanes; ++k) a += part[k];
+          for (index_t j = whole; j < length; ++j) step(j - whole, Red::lift(row(j)));
+        bool any_nan = false;
+        for (index_t k = 0; k < lanes; ++k) a = Red::combine(a, part[k]), any_nan |= nan[k];
+        if (any_nan) a = std::numeric_limits<float>::quiet_NaN();
       } else {
         for (index_t j = 0; j < length; ++j) a = Red::combine(a, Red::lift(row(j)));
       }

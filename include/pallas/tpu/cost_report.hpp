@@ -342,12 +342,12 @@ struct launch_costs {
     trace::event e;
     e.name = "cost report";
     e.category = "cost";
-    e.launch = trace::detail::launch_of_this_thread();
-    e.begin_ns = e.end_ns = trace::detail::now_ns();
+    e.launch = detail::launch_of_this_thread();
+    e.begin_ns = e.end_ns = detail::now_ns();
     e.cpu_ns = 0;
     e.bytes = report.hbm_bytes;
     e.operand = tpu::to_string(report);
-    trace::detail::recorder::instance().record(std::move(e));
+    detail::recorder::instance().record(std::move(e));
   }
 };
 

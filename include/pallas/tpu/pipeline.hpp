@@ -32,8 +32,10 @@
 #include <pallas/block_spec.hpp>
 #include <pallas/detail/options.hpp>
 #include <pallas/detail/pipeline/engine.hpp>
+#include <pallas/detail/pipeline/rule_words.hpp>
 #include <pallas/detail/pipeline/spec_rules.hpp>
 #include <pallas/detail/pipeline/static_rules.hpp>
+#include <pallas/detail/pipeline/vmem_budget.hpp>
 #include <pallas/detail/runtime/core.hpp>
 #include <pallas/detail/runtime/launch.hpp>
 #include <pallas/error.hpp>
@@ -177,12 +179,8 @@ class pipeline {
                     "pallas::kernel: input refs are read-only: an emit_pipeline output cannot be a kernel's input "
                     "(its ref has const elements); pass an output ref");
       if constexpr (operands_ok && outputs_writable) {
-        constexpr std::int64_t vmem_bytes = []<std::size_t... K>(std::index_sequence<K...>) {
-          return (std::int64_t{0} + ... + detail::vmem_bytes_of<typename E::template spec_t<K>, typename E::template ref_t<K>>());
-        }(std::index_sequence_for<Refs...>{});
-        constexpr std::int64_t smem_bytes = []<std::size_t... K>(std::index_sequence<K...>) {
-          return (std::int64_t{0} + ... + detail::smem_bytes_of<typename E::template spec_t<K>, typename E::template ref_t<K>>());
-        }(std::index_sequence_for<Refs...>{});
+        constexpr std::int64_t vmem_bytes = detail::pipeline_buffer_bytes<E, memory_space::vmem>();
+        constexpr std::int64_t smem_bytes = detail::pipeline_buffer_bytes<E, memory_space::smem>();
         static_assert(vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes,
                       "pallas::emit_pipeline: the pipeline's VMEM buffers (buffers x block bytes, summed) "
                       "exceed the chip's VMEM (bytes asked <= bytes available per core)");
@@ -191,7 +189,7 @@ class pipeline {
                       "exceed the chip's SMEM (bytes asked <= bytes available per core)");
         if constexpr (vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes &&
                       smem_bytes <= CoreAxis::chip.smem_capacity_bytes) {
-          if constexpr (detail::check_static_plan<E, CoreAxis::cores_known>()) {
+          if constexpr (detail::check_static_rules<E, CoreAxis::cores_known>()) {
             constexpr bool callable = []<std::size_t... K>(std::index_sequence<K...>) {
               return std::is_invocable_v<Body const&,
                                          detail::body_ref_t<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
@@ -214,8 +212,7 @@ class pipeline {
     using E = engine_type<Refs...>;
     auto const refs_tuple = std::tuple<Refs...>(refs...);
     if (std::is_same_v<CoreAxis, detail::no_core_axis>) num_cores = 1;
-    return detail::build_dynamic_plan<E>(num_cores, grid_.all(), detail::describe_refs<E>(refs_tuple),
-                                         specs_of<Refs...>(), std::tuple<>{}, -1);
+    return detail::plan_for<E>(num_cores, grid_.all(), specs_of<Refs...>(), refs_tuple, std::tuple<>{});
   }
 
  private:
@@ -231,12 +228,12 @@ class pipeline {
 
   /// The factory's rules (it reported the broken ones); the operands' are skipped then.
   static constexpr bool factory_rules_hold() {
-    if constexpr (std::is_void_v<Semantics>) {
-      return !CoreAxis::cores_known || CoreAxis::planned_cores <= 1;
-    } else {
-      return Semantics::size == grid_rank &&
-             (!CoreAxis::cores_known || CoreAxis::planned_cores <= 1 || Semantics::any_parallel);
-    }
+    bool const split_ok =
+        !CoreAxis::cores_known || detail::split_rule_holds(CoreAxis::planned_cores, detail::parallel_flags_of<Semantics, grid_rank>());
+    if constexpr (std::is_void_v<Semantics>)
+      return split_ok;
+    else
+      return Semantics::size == grid_rank && split_ok;
   }
 
   template <class... Refs>
@@ -302,12 +299,11 @@ constexpr auto emit_pipeline(Body body, Options const&... options) {
       static_assert(semantics::size == grid_type::rank(),
                     "pallas::emit_pipeline: dimension_semantics needs one entry per grid axis "
                     "(semantics == grid rank)");
-      static_assert(!core_axis::cores_known || core_axis::planned_cores <= 1 || semantics::any_parallel,
-                    "pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL");
-    } else {
-      static_assert(!core_axis::cores_known || core_axis::planned_cores <= 1,
-                    "pallas::emit_pipeline: several cores share the grid but no axis is PARALLEL");
     }
+    static_assert(!core_axis::cores_known ||
+                      detail::split_rule_holds(core_axis::planned_cores,
+                                               detail::parallel_flags_of<semantics, grid_type::rank()>()),
+                  "pallas::emit_pipeline: " PALLAS_RULE_NO_PARALLEL_AXIS);
     grid_type grid_value = detail::option_or<detail::is_grid, grid_type>(options...);
     auto in = detail::option_or<detail::is_in_specs, in_option>(options...).specs;
     auto out = detail::option_or<detail::is_out_specs, out_option>(options...).specs;

@@ -51,7 +51,9 @@ struct launch_info {
   }
 };
 
-namespace detail {
+}  // namespace pallas::trace
+
+namespace pallas::detail {
 
 inline std::int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -72,5 +74,4 @@ inline std::int64_t cpu_since(std::int64_t cpu_begin) {
   return now < 0 ? -1 : now - cpu_begin;
 }
 
-}  // namespace detail
-}  // namespace pallas::trace
+}  // namespace pallas::detail

@@ -17,7 +17,7 @@
 
 #include <pallas/trace/event.hpp>
 
-namespace pallas::trace::detail {
+namespace pallas::detail {
 
 inline void write_json_escaped(std::ostream& out, std::string_view s) {
   for (char ch : s) {
@@ -52,10 +52,10 @@ struct track {
   bool operator<(track const& o) const { return key() < o.key(); }
 };
 
-inline track track_of(event const& e) { return {e.launch, e.core, e.dma, e.dma ? e.lane : 0, {}}; }
+inline track track_of(trace::event const& e) { return {e.launch, e.core, e.dma, e.dma ? e.lane : 0, {}}; }
 
 /// The tracks the events use, sorted by launch, core, compute before DMA, lane.
-inline std::vector<track> tracks_of(std::vector<event> const& evs) {
+inline std::vector<track> tracks_of(std::vector<trace::event> const& evs) {
   std::vector<track> rows;
   for (auto const& e : evs) {
     track t = track_of(e);
@@ -67,12 +67,12 @@ inline std::vector<track> tracks_of(std::vector<event> const& evs) {
   return rows;
 }
 
-inline std::size_t index_of(std::vector<track> const& rows, event const& e) {
+inline std::size_t index_of(std::vector<track> const& rows, trace::event const& e) {
   return static_cast<std::size_t>(std::lower_bound(rows.begin(), rows.end(), track_of(e)) - rows.begin());
 }
 
 /// The earliest time of the trace (its zero).
-inline std::int64_t origin_of(std::vector<event> const& evs, std::vector<launch_info> const& launches) {
+inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
   bool any = false;
   std::int64_t o = 0;
   auto take = [&](std::int64_t t) {
@@ -84,7 +84,7 @@ inline std::int64_t origin_of(std::vector<event> const& evs, std::vector<launch_
   return o;
 }
 
-inline void write_json(std::ostream& out, std::vector<event> const& evs, std::vector<launch_info> const& launches) {
+inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
   std::int64_t const origin = origin_of(evs, launches);
   auto const rows = tracks_of(evs);
   // tid 0 of each process is its launch track; a core's tracks follow, numbered in order.
@@ -167,4 +167,4 @@ inline void write_json(std::ostream& out, std::vector<event> const& evs, std::ve
   out << "\n]}\n";
 }
 
-}  // namespace pallas::trace::detail
+}  // namespace pallas::detail

@@ -24,7 +24,7 @@
 #include <pallas/trace/json.hpp>
 #include <pallas/trace/svg.hpp>
 
-namespace pallas::trace::detail {
+namespace pallas::detail {
 
 inline bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
@@ -45,14 +45,14 @@ inline void warn(std::string const& message) {
 /// PALLAS_TRACE_LAUNCH: "last" (or unset), "all", or a launch's number.
 inline std::uint64_t launch_choice_from_env() {
   char const* v = std::getenv("PALLAS_TRACE_LAUNCH");
-  if (!v || !*v || std::string_view(v) == "last") return last_launch;
-  if (std::string_view(v) == "all") return all_launches;
+  if (!v || !*v || std::string_view(v) == "last") return trace::last_launch;
+  if (std::string_view(v) == "all") return trace::all_launches;
   char* end = nullptr;
   unsigned long long const n = std::strtoull(v, &end, 10);
   if (end && *end == '\0' && n > 0) return static_cast<std::uint64_t>(n);
   warn(std::string("pallas::trace: PALLAS_TRACE_LAUNCH=") + v +
        " is not a launch number, \"last\" or \"all\"; drawing the last launch");
-  return last_launch;
+  return trace::last_launch;
 }
 
 class recorder {
@@ -124,20 +124,20 @@ class recorder {
     launches_.clear();
   }
 
-  void record(event e) {
+  void record(trace::event e) {
     std::lock_guard lock(mutex_);
     events_.push_back(std::move(e));
   }
-  void record(launch_info l) {
+  void record(trace::launch_info l) {
     std::lock_guard lock(mutex_);
     launches_.push_back(std::move(l));
   }
 
-  std::vector<event> events() const {
+  std::vector<trace::event> events() const {
     std::lock_guard lock(mutex_);
     return events_;
   }
-  std::vector<launch_info> launches() const {
+  std::vector<trace::launch_info> launches() const {
     std::lock_guard lock(mutex_);
     return launches_;
   }
@@ -149,13 +149,13 @@ class recorder {
 
  private:
   mutable std::mutex mutex_;
-  std::vector<event> events_;
-  std::vector<launch_info> launches_;
+  std::vector<trace::event> events_;
+  std::vector<trace::launch_info> launches_;
   std::string at_exit_path_;
   std::atomic<bool> enabled_{false};
 };
 
-/// Records a span from construction to destruction when tracing is on; `fill(event&)`
+/// Records a span from construction to destruction when tracing is on; `fill(trace::event&)`
 /// names it (called only then).
 class span {
  public:
@@ -183,7 +183,7 @@ class span {
 
  private:
   bool active_ = false;
-  event event_;
+  trace::event event_;
 };
 
 /// Records a launch (its number, name, cores, wall and CPU time) when tracing is on.
@@ -223,10 +223,10 @@ class launch_scope {
 
  private:
   bool active_ = false;
-  launch_info info_;
+  trace::launch_info info_;
 };
 
-}  // namespace pallas::trace::detail
+}  // namespace pallas::detail
 
 namespace pallas::trace {
 /// Whether spans are being recorded (pl::trace::start(), or PALLAS_TRACE set).

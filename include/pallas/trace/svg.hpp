@@ -24,7 +24,9 @@ inline constexpr std::uint64_t last_launch = 0;
 /// write_svg(path, all_launches): every launch, one row each.
 inline constexpr std::uint64_t all_launches = std::numeric_limits<std::uint64_t>::max();
 
-namespace detail {
+}  // namespace pallas::trace
+
+namespace pallas::detail {
 
 inline void write_xml_escaped(std::ostream& out, std::string_view s) {
   for (char ch : s) {
@@ -37,19 +39,19 @@ inline void write_xml_escaped(std::ostream& out, std::string_view s) {
 }
 
 /// The launch `which` names among those recorded: itself, or the highest number for
-/// last_launch; 0 when there is none.
-inline std::uint64_t chosen_launch(std::vector<event> const& evs, std::vector<launch_info> const& launches,
+/// trace::last_launch; 0 when there is none.
+inline std::uint64_t chosen_launch(std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches,
                                    std::uint64_t which) {
   std::uint64_t last = 0;
   bool found = false;
   for (auto const& l : launches) last = std::max(last, l.id), found |= l.id == which;
   for (auto const& e : evs) last = std::max(last, e.launch), found |= e.launch == which;
-  if (which == last_launch) return last;
+  if (which == trace::last_launch) return last;
   return found ? which : 0;
 }
 
 /// A span's tooltip: its name, times, bytes, operand and grid point.
-inline std::string tooltip_of(event const& e) {
+inline std::string tooltip_of(trace::event const& e) {
   std::string s = e.name + "\nwall " + std::to_string((e.end_ns - e.begin_ns) / 1000) + " us";
   if (e.cpu_ns >= 0) s += ", CPU " + std::to_string(e.cpu_ns / 1000) + " us";
   if (e.bytes >= 0) s += "\n" + std::to_string(e.bytes) + " bytes";
@@ -67,7 +69,7 @@ struct svg_frame {
   }
 };
 
-inline char const* color_of(event const& e) {
+inline char const* color_of(trace::event const& e) {
   if (!e.dma) return "#4e79a7";
   if (e.category == "semaphore_wait") return "#76b7b2";
   if (e.category == "async_copy" || e.category == "sync_copy") return "#e15759";
@@ -75,7 +77,7 @@ inline char const* color_of(event const& e) {
 }
 
 /// One span in a row at height y of height h.
-inline void write_span(std::ostream& out, svg_frame const& f, event const& e, double y, double h) {
+inline void write_span(std::ostream& out, svg_frame const& f, trace::event const& e, double y, double h) {
   double const x0 = f.x_of(e.begin_ns), x1 = std::max(f.x_of(e.end_ns), x0 + 0.5);
   std::int64_t const wall = std::max<std::int64_t>(e.end_ns - e.begin_ns, 1);
   out << R"(<g><title>)";
@@ -103,15 +105,15 @@ inline void write_axis(std::ostream& out, svg_frame const& f, double y) {
 
 /// Writes the picture; returns false when `which` names a launch that was not recorded
 /// (the picture then says so).
-inline bool write_svg(std::ostream& out, std::vector<event> const& all, std::vector<launch_info> const& launches,
+inline bool write_svg(std::ostream& out, std::vector<trace::event> const& all, std::vector<trace::launch_info> const& launches,
                       std::uint64_t which) {
-  bool const every = which == all_launches;
+  bool const every = which == trace::all_launches;
   std::uint64_t const chosen = every ? 0 : chosen_launch(all, launches, which);
-  bool const missing = !every && which != last_launch && chosen == 0;
-  std::vector<event> evs;
+  bool const missing = !every && which != trace::last_launch && chosen == 0;
+  std::vector<trace::event> evs;
   for (auto const& e : all)
     if (every || e.launch == chosen) evs.push_back(e);
-  std::vector<launch_info> shown;
+  std::vector<trace::launch_info> shown;
   for (auto const& l : launches)
     if (every || l.id == chosen) shown.push_back(l);
   svg_frame f;
@@ -177,5 +179,4 @@ inline bool write_svg(std::ostream& out, std::vector<event> const& all, std::vec
   return !missing;
 }
 
-}  // namespace detail
-}  // namespace pallas::trace
+}  // namespace pallas::detail

@@ -3,8 +3,14 @@
 // The pipeline engine that emit_pipeline and pallas_call share: from the types (grid,
 // specs, refs, split policy, core count) the plan, computed by the compiler when it can
 // (static grid and shapes, index maps it can evaluate, no scalar prefetch, bounded work:
-// max_static_plan_work), otherwise at run time by the same builder; the whole-grid
-// rules as queries over that plan; and the run: check, allocate the slots, execute.
+// max_static_plan_work), otherwise at run time by the same builder; the whole-grid rules
+// (rules.hpp: walked by the compiler, static_rules.hpp, or over the plan at run time); and
+// the run: check, allocate the slots, execute.
+//
+// What the front ends (tpu/pipeline.hpp, pallas_call.hpp) use: pipeline_engine (with its
+// caller and split_policy), check_operands, check_static_rules (static_rules.hpp),
+// pipeline_buffer_bytes and within_vmem_budget (vmem_budget.hpp), body_refs_of, plan_for,
+// run_pipeline, plan_is_static_v and static_plan_of.
 
 #include <array>
 #include <concepts>
@@ -15,14 +21,19 @@
 #include <type_traits>
 #include <utility>
 
+#include <boost/hana/ext/std/tuple.hpp>
+#include <boost/hana/for_each.hpp>
+
 #include <pallas/config.hpp>
 #include <pallas/detail/pipeline/executor.hpp>
 #include <pallas/detail/pipeline/operand.hpp>
 #include <pallas/detail/pipeline/plan.hpp>
 #include <pallas/detail/pipeline/plan_builder.hpp>
+#include <pallas/detail/pipeline/rule_words.hpp>
 #include <pallas/detail/pipeline/rules.hpp>
 #include <pallas/detail/pipeline/spec_rules.hpp>
 #include <pallas/detail/pipeline/split.hpp>
+#include <pallas/detail/pipeline/static_rules.hpp>
 #include <pallas/detail/runtime/core.hpp>
 #include <pallas/detail/runtime/cost_counters.hpp>
 #include <pallas/error.hpp>
@@ -35,10 +46,14 @@ namespace pallas::detail {
 /// fraction of the compilers' default constexpr budgets, clang's 2^20 steps being the
 /// tighter: about 200 of them per step and operand); up to `max_static_plan_work` only
 /// after a probe shows that each phase fits the budget (a probe that does not fit is not an
-/// error: the plan is then built at run time). Larger grids are planned, and their
-/// whole-grid rules checked, when the pipeline starts.
+/// error: the plan is then built at run time). Larger grids are planned when the pipeline
+/// starts.
 inline constexpr index_t trusted_static_plan_work = 1024;
 inline constexpr index_t max_static_plan_work = 8192;
+/// How much of a grid (steps x planned operands) the compiler walks for the whole-grid
+/// rules (static_rules.hpp: in chunks, keeping only the output blocks written); beyond it
+/// they are checked when the pipeline starts.
+inline constexpr index_t max_static_rule_work = index_t{1} << 16;
 
 template <class Map, std::size_t GridRank>
 constexpr bool probe_index_map() {
@@ -72,6 +87,8 @@ struct pipeline_engine {
   static constexpr parallel_flags<GridT::rank()> parallel = Parallel;
   static constexpr std::size_t grid_rank = GridT::rank();
   static constexpr std::size_t num_operands = std::tuple_size_v<Specs>;
+  static constexpr std::size_t num_inputs = NumInputs;  ///< the operands before the outputs
+  using extra_type = Extra;
   template <std::size_t K>
   using spec_t = std::tuple_element_t<K, Specs>;
   template <std::size_t K>
@@ -103,10 +120,10 @@ struct pipeline_engine {
     return static_steps() * (planned > 0 ? planned : 1);
   }
 
-  /// Whether the compiler may compute the plan: a static grid over static shapes, index
-  /// maps it can evaluate, no scalar prefetch, a known core count, bounded work
-  /// (plan_is_static_v then decides).
-  static constexpr bool plan_may_be_static = [] {
+  /// Whether the compiler may walk the grid for the rules: a static grid over static
+  /// shapes, index maps it can evaluate, no scalar prefetch, a known core count, bounded
+  /// work (max_static_rule_work).
+  static constexpr bool rules_are_static = [] {
     if constexpr (!GridT::is_static || std::tuple_size_v<Extra> != 0 || StaticCores < 1) {
       return false;
     } else {
@@ -114,10 +131,14 @@ struct pipeline_engine {
         return ((ref_t<K>::shape_type::is_static &&
                  (spec_t<K>::raw || ConstexprIndexMap<typename spec_t<K>::index_map_type, grid_rank>)) &&
                 ...) &&
-               static_work() <= max_static_plan_work;
+               static_work() <= max_static_rule_work;
       }(std::make_index_sequence<num_operands>{});
     }
   }();
+
+  /// Whether the compiler may compute the plan: as for the rules, with less work
+  /// (max_static_plan_work; plan_is_static_v then decides).
+  static constexpr bool plan_may_be_static = rules_are_static && static_work() <= max_static_plan_work;
 
   template <class Descs>
   static constexpr Descs describe(std::array<std::array<index_t, max_block_rank>, num_operands> const& arrays) {
@@ -206,6 +227,25 @@ struct pipeline_engine {
 
 };
 
+/// The rules on each of engine E's operands (spec_rules.hpp), inputs then outputs.
+template <class E, bool CheckTiling>
+constexpr bool check_operands() {
+  return []<std::size_t... K>(std::index_sequence<K...>) {
+    return ((check_role<E::who, (K >= E::num_inputs), typename E::template spec_t<K>>() &&
+             check_operand<typename E::template spec_t<K>, typename E::template ref_t<K>, E::grid_rank, CheckTiling,
+                           typename E::extra_type>()) &&
+            ... && true);
+  }(std::make_index_sequence<E::num_operands>{});
+}
+
+/// The refs engine E's body receives, one per operand: std::tuple<...>.
+template <class E, class Seq = std::make_index_sequence<E::num_operands>>
+struct body_refs_of;
+template <class E, std::size_t... K>
+struct body_refs_of<E, std::index_sequence<K...>> {
+  using type = std::tuple<body_ref_t<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
+};
+
 /// Phase 1 of engine E's compiler plan (computed once, where first needed).
 template <class E>
 struct static_runs_of {
@@ -241,9 +281,6 @@ struct static_plan_of<E, true> {
   static constexpr auto const& runs = static_runs_of<E>::value;
   static constexpr typename E::static_events events{runs};
   static constexpr typename E::static_view plan = E::view_of(runs, events);
-  static constexpr rule_violation out_of_range = first_block_out_of_range(plan);
-  static constexpr rule_violation revisit = first_revisit(plan);
-  static constexpr rule_violation shared_block = first_shared_block(plan);
 };
 
 template <class E, class Seq = std::make_index_sequence<E::num_operands>>
@@ -253,14 +290,17 @@ struct operand_tuple<E, std::index_sequence<K...>> {
   using type = std::tuple<pipeline_operand<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
 };
 
-/// Throws the first rule a plan breaks on core `core` (the shared-block rule needs every
-/// core's part, so it runs where the plan has them).
+/// Throws the first rule a plan breaks on core `core` (two cores one block: where the plan
+/// has every core's part).
 template <class Plan>
 void check_plan(caller who, Plan const& plan, int core) {
-  if (auto const v = first_block_out_of_range(plan, core); v.found()) report_block_out_of_range(caller_name(who), plan, v);
-  if (auto const v = first_revisit(plan, core); v.found()) report_revisit(caller_name(who), plan, v);
-  if constexpr (checked_mode)
-    if (auto const v = first_shared_block(plan); v.found() && v.core == core) report_shared_block(caller_name(who), plan, v);
+  auto const v = check_grid_rules(plan, core);
+  switch (v.rule) {
+    case grid_rule::block_out_of_range: report_block_out_of_range(caller_name(who), plan, v);
+    case grid_rule::output_revisit: report_revisit(caller_name(who), plan, v);
+    case grid_rule::two_cores_one_block: report_shared_block(caller_name(who), plan, v);
+    case grid_rule::none: break;
+  }
 }
 
 /// Runs part `part` of `plan` on `core`: allocates the operands' slots, then executes.
@@ -324,6 +364,14 @@ typename E::descs_type describe_refs(Refs const& refs) {
   return E::template describe<typename E::descs_type>(arrays);
 }
 
+/// The whole plan of engine E over `refs` (a tuple) split among `num_cores` cores, built
+/// now as at run time (what plan_of prints).
+template <class E, class Specs, class Refs, class Extra>
+auto plan_for(int num_cores, std::array<index_t, E::grid_rank> const& extents, Specs const& specs, Refs const& refs,
+              Extra const& extra) {
+  return build_dynamic_plan<E>(num_cores, extents, describe_refs<E>(refs), specs, extra, -1);
+}
+
 /// Runs part `part` of a pipeline split among `num_cores` cores, on `core`: `specs` and
 /// `refs` are tuples, inputs then outputs; index maps also take `extra` (scalar-prefetch
 /// refs).
@@ -337,26 +385,22 @@ void run_pipeline(core_state& core, int part, int num_cores, GridT const& grid, 
   std::array<index_t, R> const extents = grid.all();
   for (std::size_t a = 0; a < R; ++a)
     if (extents[a] <= 0) fail("pallas::", caller_name(who), ": grid axis ", a, " has extent ", extents[a], ", must be > 0");
-  if constexpr (E::policy == split_policy::box) {
-    bool any_parallel = false;
-    for (bool p : E::parallel) any_parallel |= p;
-    if (num_cores > 1 && !any_parallel)
-      fail("pallas::", caller_name(who), ": ", num_cores, " cores share this pipeline but no grid axis is PARALLEL");
-  }
+  if constexpr (E::policy == split_policy::box)
+    if (!split_rule_holds(num_cores, E::parallel))
+      fail("pallas::", caller_name(who), ": " PALLAS_RULE_NO_PARALLEL_AXIS " (", num_cores, " cores)");
   auto const descs = describe_refs<E>(refs);
   auto operands = [&]<std::size_t... K>(std::index_sequence<K...>) {
     return typename operand_tuple<E>::type{
         pipeline_operand<typename E::template spec_t<K>, typename E::template ref_t<K>>(std::get<K>(specs), std::get<K>(refs),
                                                                                      descs[K], who)...};
   }(std::make_index_sequence<N>{});
-  std::apply([](auto&... op) { (op.count_traffic(&pipeline_tag<E>), ...); }, operands);
+  boost::hana::for_each(operands, [](auto& op) { op.count_traffic(&pipeline_tag<E>); });
 
   bool const fetch_at_step = core.launch->conventions.fetch_at_step;
   if constexpr (plan_is_static_v<E>) {
     if (num_cores == E::static_cores && !fetch_at_step) {
       using holder = static_plan_of<E>;
-      if constexpr (holder::out_of_range.found() || holder::revisit.found() || holder::shared_block.found())
-        check_plan(who, holder::plan, part);
+      if constexpr (static_rule_violation<E, true>().found()) check_plan(who, holder::plan, part);
       run_plan(core, part, holder::plan, operands, E::global_num_programs, body);
       return;
     }

@@ -87,7 +87,7 @@ void execute_plan(core_state& core, int part, Plan const& plan, Operands& operan
       case event_kind::body: {
         scope.enter(plan.point(c, e.index));
         {
-          trace::detail::span step_span([&](trace::event& t) {
+          detail::span step_span([&](trace::event& t) {
             t.launch = core.launch->id;
             t.core = core.index;
             t.category = "step";

@@ -177,8 +177,8 @@ class pipeline_operand {
     task.streaming = to_hbm;
     if (traffic_) traffic_->add(task.bytes);
     if (trace::enabled()) {
-      started_ns_[static_cast<std::size_t>(slot)] = trace::detail::now_ns();
-      started_cpu_ns_[static_cast<std::size_t>(slot)] = trace::detail::thread_cpu_ns();
+      started_ns_[static_cast<std::size_t>(slot)] = detail::now_ns();
+      started_cpu_ns_[static_cast<std::size_t>(slot)] = detail::thread_cpu_ns();
     }
     core.dma.start(core, task, {});
   }
@@ -203,10 +203,10 @@ class pipeline_operand {
       e.operand = name();
       // No grid point: the wait runs before the step that uses the block (its name says which).
       e.begin_ns = started_ns_[static_cast<std::size_t>(slot)];
-      e.cpu_ns = trace::detail::cpu_since(started_cpu_ns_[static_cast<std::size_t>(slot)]);
-      e.end_ns = trace::detail::now_ns();
+      e.cpu_ns = detail::cpu_since(started_cpu_ns_[static_cast<std::size_t>(slot)]);
+      e.end_ns = detail::now_ns();
       started_ns_[static_cast<std::size_t>(slot)] = 0;
-      trace::detail::recorder::instance().record(std::move(e));
+      detail::recorder::instance().record(std::move(e));
     }
   }
 

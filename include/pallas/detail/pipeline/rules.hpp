@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The whole-grid rules, each once, as a query over a plan: a block outside its array, an
-// output block revisited after another one, two cores writing one output block. Each query
-// returns what it found (or nothing) and is a constant expression for a plan the compiler
-// computed; report_*() says it in words at run time, static_rules.hpp at compile time.
+// The whole-grid rules, each once (check_run): a block outside its array, an output block
+// revisited after another one, two cores writing one output block. They look at each run
+// of consecutive steps that see one block, core after core, keeping only the output blocks
+// written so far: at run time over a plan (check_grid_rules), at compile time over the grid
+// walked in chunks (static_rules.hpp), whose cost then grows with the grid, not with a
+// materialised plan. report_*() says what they found in words; static_rules.hpp says it
+// with the same phrases (rule_words.hpp) in a static_assert.
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include <pallas/detail/pipeline/plan.hpp>
+#include <pallas/detail/pipeline/rule_words.hpp>
 #include <pallas/error.hpp>
 #include <pallas/shape.hpp>
 
@@ -27,30 +31,23 @@ constexpr index_t linear_step(std::array<index_t, R> const& p, std::array<index_
   return s;
 }
 
+/// The whole-grid rules.
+enum class grid_rule : std::uint8_t { none, block_out_of_range, output_revisit, two_cores_one_block };
+
 /// A rule broken at one run of one operand on one core.
 struct rule_violation {
+  grid_rule rule = grid_rule::none;
   int core = -1;
-  int operand = -1;     ///< index over inputs then outputs
-  int run = -1;         ///< the run that breaks the rule
-  int other_core = -1;  ///< two cores one block: the other core
-  int other_run = -1;   ///< revisit: the earlier run; two cores one block: the other core's run
-  int dim = -1;         ///< out of range: the dimension
-  index_t start = 0;    ///< out of range: the element the block starts at
-  index_t length = 0;   ///< out of range: the elements it holds there
+  int operand = -1;        ///< index over inputs then outputs
+  int run = -1;            ///< the run that breaks the rule (numbered per core and operand, as in a plan)
+  int other_core = -1;     ///< two cores one block: the core that wrote the block first
+  int dim = -1;            ///< out of range: the dimension
+  index_t start = 0;       ///< out of range: the element the block starts at
+  index_t length = 0;      ///< out of range: the elements it holds there
   index_t grid_step = -1;  ///< the run's first step, in grid order
 
-  constexpr bool found() const noexcept { return core >= 0; }
+  constexpr bool found() const noexcept { return rule != grid_rule::none; }
 };
-
-template <class Plan>
-constexpr bool core_checked(Plan const& plan, int c, int only_core) {
-  return plan.core(static_cast<std::size_t>(c)).built && (only_core < 0 || only_core == c);
-}
-
-template <class Plan>
-constexpr index_t run_grid_step(Plan const& plan, int c, plan_run const& r) {
-  return linear_step(plan.point(static_cast<std::size_t>(c), r.first_step), plan.grid);
-}
 
 /// Whether a block (its index `b`) is placed as the rules say along dimension d: it starts
 /// inside its array (inside the padded array for a padded Element dim), a BoundedSlice's
@@ -67,136 +64,143 @@ constexpr bool block_dim_in_range(operand_desc const& op, std::size_t d, Values 
   }
 }
 
-/// Every block placed as block_dim_in_range says; the first offence in grid order.
-template <class Plan>
-constexpr rule_violation first_block_out_of_range(Plan const& plan, int only_core = -1) {
-  rule_violation found;
-  for (int c = 0; c < plan.num_cores; ++c) {
-    if (!core_checked(plan, c, only_core)) continue;
-    for (std::size_t k = 0; k < Plan::num_operands; ++k) {
-      operand_desc const& op = plan.operands[k];
-      if (op.raw) continue;
-      auto const runs = plan.runs_of(static_cast<std::size_t>(c), k);
-      for (std::size_t r = 0; r < runs.size(); ++r) {
-        auto const b = plan.block(runs[r], k);
-        for (std::size_t d = 0; d < static_cast<std::size_t>(op.rank); ++d) {
-          if (block_dim_in_range(op, d, b)) continue;
-          index_t const step = run_grid_step(plan, c, runs[r]);
-          if (!found.found() || step < found.grid_step)
-            found = {c, static_cast<int>(k), static_cast<int>(r), -1, -1, static_cast<int>(d), op.start(d, b),
-                     op.length(d, b), step};
-          break;
-        }
-      }
-    }
+/// How many places a block of `op` can take along dimension d while in range (the radix of
+/// block_key).
+constexpr index_t block_places(operand_desc const& op, std::size_t d) {
+  switch (op.kind_of[d]) {
+    case block_dim_kind::blocked: return (op.array[d] + op.block[d] - 1) / op.block[d];
+    case block_dim_kind::element: return op.array[d] + op.low[d] + op.high[d];
+    case block_dim_kind::bounded: return op.array[d] * (op.block[d] + 1);
+    default: return op.array[d];
   }
-  return found;
+}
+/// The places of all of `op`'s blocks in range.
+constexpr index_t block_places(operand_desc const& op) {
+  index_t n = 1;
+  for (std::size_t d = 0; d < static_cast<std::size_t>(op.rank); ++d) n *= block_places(op, d);
+  return n;
 }
 
-/// Lexicographic order of two blocks of operand k.
-template <class Plan>
-constexpr bool block_less(Plan const& plan, std::size_t k, plan_run const& a, plan_run const& b) {
-  auto const x = plan.block(a, k), y = plan.block(b, k);
-  for (std::size_t d = 0; d < x.size(); ++d)
-    if (x[d] != y[d]) return x[d] < y[d];
-  return false;
-}
-template <class Plan>
-constexpr bool same_block(Plan const& plan, std::size_t k, plan_run const& a, plan_run const& b) {
-  auto const x = plan.block(a, k), y = plan.block(b, k);
-  for (std::size_t d = 0; d < x.size(); ++d)
-    if (x[d] != y[d]) return false;
-  return true;
-}
-
-/// Runs `first` .. `last` (offsets into the plan's runs), sorted by block, then by offset.
-template <class Plan>
-constexpr typename Plan::run_list runs_by_block(Plan const& plan, std::size_t k, std::int32_t first,
-                                                std::int32_t last) {
-  typename Plan::run_list order{};
-  for (std::int32_t r = first; r < last; ++r) order.push_back(r);
-  std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) {
-    auto const& ra = plan.runs[static_cast<std::size_t>(a)];
-    auto const& rb = plan.runs[static_cast<std::size_t>(b)];
-    if (block_less(plan, k, ra, rb)) return true;
-    if (block_less(plan, k, rb, ra)) return false;
-    return a < b;
-  });
-  return order;
-}
-
-/// An output block may be visited again only on consecutive steps (one run), unless its
-/// spec says RevisitMode::ANY; the first revisit in grid order.
-template <class Plan>
-constexpr rule_violation first_revisit(Plan const& plan, int only_core = -1) {
-  rule_violation found;
-  for (int c = 0; c < plan.num_cores; ++c) {
-    if (!core_checked(plan, c, only_core)) continue;
-    auto const& cp = plan.core(static_cast<std::size_t>(c));
-    for (std::size_t k = 0; k < Plan::num_operands; ++k) {
-      operand_desc const& op = plan.operands[k];
-      if (op.raw || !op.output || op.revisit_any) continue;
-      auto const order = runs_by_block(plan, k, cp.runs_begin[k], cp.runs_end[k]);
-      for (std::size_t i = 1; i < order.size(); ++i) {
-        auto const& earlier = plan.runs[static_cast<std::size_t>(order[i - 1])];
-        auto const& later = plan.runs[static_cast<std::size_t>(order[i])];
-        if (!same_block(plan, k, earlier, later)) continue;
-        if (i >= 2 && same_block(plan, k, plan.runs[static_cast<std::size_t>(order[i - 2])], later)) continue;
-        index_t const step = run_grid_step(plan, c, later);
-        if (!found.found() || step < found.grid_step)
-          found = {c, static_cast<int>(k), order[i] - cp.runs_begin[k], -1, order[i - 1] - cp.runs_begin[k], -1, 0, 0,
-                   step};
-      }
-    }
+/// One number per block in range of `op`: its place in the array's blocks, row-major.
+template <class Values>
+constexpr std::int64_t block_key(operand_desc const& op, Values const& b) {
+  std::int64_t key = 0;
+  for (std::size_t d = 0; d < static_cast<std::size_t>(op.rank); ++d) {
+    auto const at = static_cast<std::size_t>(op.value_at[d]);
+    index_t const place = op.kind_of[d] == block_dim_kind::bounded ? b[at] * (op.block[d] + 1) + b[at + 1] : b[at];
+    key = key * block_places(op, d) + place;
   }
-  return found;
+  return key;
 }
 
-/// Two cores must not write the same output block; the first such block's later writer in
-/// grid order. Needs the plan of every core.
-template <class Plan>
-constexpr rule_violation first_shared_block(Plan const& plan) {
+/// The output blocks written so far (a key per operand and block), with a bit per core that
+/// wrote each; a fixed-capacity open-addressing table for the compiler (Capacity a power of
+/// two, more than twice the keys it will hold).
+template <std::size_t Capacity>
+struct fixed_block_set {
+  std::array<std::int64_t, Capacity> keys{};  ///< key + 1; 0: empty
+  std::array<std::uint64_t, Capacity> cores{};
+
+  constexpr std::uint64_t& cores_of(std::int64_t key) {
+    std::size_t i = static_cast<std::size_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >> 32) & (Capacity - 1);
+    while (keys[i] != 0 && keys[i] != key + 1) i = (i + 1) & (Capacity - 1);
+    keys[i] = key + 1;
+    return cores[i];
+  }
+};
+/// The same at run time.
+struct dynamic_block_set {
+  std::unordered_map<std::int64_t, std::uint64_t> cores;
+  std::uint64_t& cores_of(std::int64_t key) { return cores[key]; }
+};
+
+/// What the rules look at: the grid, the core whose findings count (-1: every core), and
+/// whether the core-dependent rules apply (revisit: the core count is the launch's;
+/// two cores one block: also every core's steps are walked).
+template <std::size_t R>
+struct rule_scope {
+  std::array<index_t, R> grid{};
+  int only_core = -1;
+  bool revisit = true;
+  bool shared = true;
+};
+
+/// A walk of the grid for the rules, core after core, each core's steps in order: the first
+/// violation, the blocks written so far, and (for a walk done in parts) where it stands.
+template <std::size_t N, class Set>
+struct rule_walk {
   rule_violation found;
-  if (plan.num_cores < 2) return found;
-  for (int c = 0; c < plan.num_cores; ++c)
-    if (!plan.core(static_cast<std::size_t>(c)).built) return found;
-  auto core_of = [&](std::size_t k, std::int32_t r) {  // the core that run r of operand k belongs to
-    for (int c = 0; c < plan.num_cores; ++c) {
-      auto const& cp = plan.core(static_cast<std::size_t>(c));
-      if (r >= cp.runs_begin[k] && r < cp.runs_end[k]) return c;
-    }
-    return -1;
+  Set written{};
+  int core = 0;                                 ///< the core being walked
+  index_t step = 0;                             ///< its next local step
+  std::array<std::int32_t, N> runs{};           ///< each operand's runs so far on this core
+  std::array<std::array<index_t, 2 * max_block_rank>, N> last{};  ///< each operand's block at the last step
+};
+
+/// The rules, each once, at the first step of a run (consecutive steps that see one block)
+/// of operand k on core c, at grid point `point`, block index `b`: its block in range; an
+/// output block not written before by this core (unless RevisitMode::ANY) nor by another.
+template <std::size_t R, std::size_t N, class Set, class Values>
+constexpr void check_run(rule_walk<N, Set>& w, rule_scope<R> const& scope, std::array<operand_desc, N> const& ops,
+                         std::size_t k, int c, std::array<index_t, R> const& point, Values const& b) {
+  operand_desc const& op = ops[k];
+  int const run = w.runs[k]++;
+  if (op.raw) return;
+  bool const mine = scope.only_core < 0 || scope.only_core == c;
+  auto const at = [&](grid_rule rule) {
+    rule_violation v;
+    v.rule = rule;
+    v.core = c;
+    v.operand = static_cast<int>(k);
+    v.run = run;
+    v.grid_step = linear_step(point, scope.grid);
+    return v;
   };
-  for (std::size_t k = 0; k < Plan::num_operands; ++k) {
-    operand_desc const& op = plan.operands[k];
-    if (op.raw || !op.output) continue;
-    // Runs of every core, by block (each core's runs of operand k are contiguous).
-    typename Plan::run_list all{};
-    for (int c = 0; c < plan.num_cores; ++c) {
-      auto const& cp = plan.core(static_cast<std::size_t>(c));
-      for (std::int32_t r = cp.runs_begin[k]; r < cp.runs_end[k]; ++r) all.push_back(r);
+  for (std::size_t d = 0; d < static_cast<std::size_t>(op.rank); ++d) {
+    if (block_dim_in_range(op, d, b)) continue;
+    if (mine) {
+      w.found = at(grid_rule::block_out_of_range);
+      w.found.dim = static_cast<int>(d);
+      w.found.start = op.start(d, b);
+      w.found.length = op.length(d, b);
     }
-    std::sort(all.begin(), all.end(), [&](std::int32_t a, std::int32_t b) {
-      auto const& ra = plan.runs[static_cast<std::size_t>(a)];
-      auto const& rb = plan.runs[static_cast<std::size_t>(b)];
-      if (block_less(plan, k, ra, rb)) return true;
-      if (block_less(plan, k, rb, ra)) return false;
-      return a < b;
-    });
-    for (std::size_t i = 1; i < all.size(); ++i) {
-      auto const& a = plan.runs[static_cast<std::size_t>(all[i - 1])];
-      auto const& b = plan.runs[static_cast<std::size_t>(all[i])];
-      int const ca = core_of(k, all[i - 1]), cb = core_of(k, all[i]);
-      if (ca == cb || !same_block(plan, k, a, b)) continue;
-      index_t const step = run_grid_step(plan, cb, b);
-      if (!found.found() || step < found.grid_step) {
-        auto const& cpa = plan.core(static_cast<std::size_t>(ca));
-        auto const& cpb = plan.core(static_cast<std::size_t>(cb));
-        found = {cb, static_cast<int>(k), all[i] - cpb.runs_begin[k], ca, all[i - 1] - cpa.runs_begin[k], -1, 0, 0, step};
-      }
+    return;
+  }
+  if (!op.output || !scope.revisit) return;
+  std::uint64_t& cores = w.written.cores_of(block_key(op, b) * static_cast<std::int64_t>(N) + static_cast<std::int64_t>(k));
+  std::uint64_t const self = std::uint64_t{1} << c;
+  if (mine && !op.revisit_any && (cores & self) != 0) {
+    w.found = at(grid_rule::output_revisit);
+  } else if (mine && scope.shared && (cores & ~self) != 0) {
+    w.found = at(grid_rule::two_cores_one_block);
+    while ((cores & (std::uint64_t{1} << ++w.found.other_core)) == 0) {
     }
   }
-  return found;
+  cores |= self;
+}
+
+/// The first rule a plan breaks, walking its cores' runs in step order (the same walk as the
+/// compiler's, static_rules.hpp).
+template <class Plan>
+rule_violation check_grid_rules(Plan const& plan, int only_core) {
+  constexpr std::size_t N = Plan::num_operands;
+  rule_walk<N, dynamic_block_set> w;
+  rule_scope<Plan::grid_rank> scope{plan.grid, only_core, true, true};
+  for (int c = 0; c < plan.num_cores; ++c) scope.shared = scope.shared && plan.core(static_cast<std::size_t>(c)).built;
+  for (int c = 0; c < plan.num_cores && !w.found.found(); ++c) {
+    auto const cc = static_cast<std::size_t>(c);
+    if (!plan.core(cc).built) continue;
+    w.runs = {};
+    index_t const steps = plan.steps(cc);
+    for (std::int32_t s = 0; s < steps && !w.found.found(); ++s)
+      for (std::size_t k = 0; k < N && !w.found.found(); ++k) {
+        auto const runs = plan.runs_of(cc, k);
+        auto const r = static_cast<std::size_t>(w.runs[k]);
+        if (r < runs.size() && runs[r].first_step == s)
+          check_run(w, scope, plan.operands, k, c, plan.point(cc, s), plan.block(runs[r], k));
+      }
+  }
+  return w.found;
 }
 
 // ---- The words, at run time.
@@ -236,21 +240,22 @@ template <class Plan>
   auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
   operand_desc const& op = plan.operands[k];
   auto const d = static_cast<std::size_t>(v.dim);
+  constexpr std::string_view rule = " (" PALLAS_RULE_BLOCK_OUT_OF_RANGE ")";
   std::string const where = std::string("pallas::") + std::string(who) + ": " + operand_name(op) + " maps grid point " +
                             tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)) +
                             " to block index " + block_string(op, plan.block(run, k));
   if (op.kind_of[d] == block_dim_kind::bounded && (v.length < 0 || v.length > op.block[d]))
     fail<index_error>(where, ", whose dimension ", v.dim, " is a pl::ds of size ", v.length, ", beyond its BoundedSlice(",
-                      op.block[d], ")");
+                      op.block[d], ")", rule);
   if (op.kind_of[d] == block_dim_kind::bounded || op.kind == operand_kind::view)
     fail<index_error>(where, ", whose dimension ", v.dim, " covers elements [", v.start, ", ", v.start + v.length,
                       "), outside the array's extent ", op.array[d],
-                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "");
+                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "", rule);
   if (op.kind_of[d] == block_dim_kind::element && (op.low[d] != 0 || op.high[d] != 0))
     fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start,
-                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")");
+                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")", rule);
   fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start, ", outside the array's extent ",
-                    op.array[d]);
+                    op.array[d], rule);
 }
 
 template <class Plan>
@@ -259,8 +264,7 @@ template <class Plan>
   auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
   fail("pallas::", who, ": ", operand_name(plan.operands[k]), " revisits block ", block_string(plan.operands[k], plan.block(run, k)),
        " at grid point ", tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)),
-       " after writing other blocks; an output block must be visited on consecutive steps (or use "
-       "pl::Buffered<1, pl::RevisitMode::ANY>)");
+       " after writing other blocks (" PALLAS_RULE_OUTPUT_REVISIT "); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
 }
 
 template <class Plan>
@@ -270,7 +274,7 @@ template <class Plan>
   int const first = v.other_core < v.core ? v.other_core : v.core;
   int const second = v.other_core < v.core ? v.core : v.other_core;
   fail("pallas::", who, ": ", operand_name(plan.operands[k]), " block ", block_string(plan.operands[k], plan.block(run, k)),
-       " is written by core ", first, " and core ", second, "; cores must write disjoint output blocks");
+       " is written by core ", first, " and core ", second, " (" PALLAS_RULE_TWO_CORES_ONE_BLOCK ")");
 }
 
 }  // namespace pallas::detail

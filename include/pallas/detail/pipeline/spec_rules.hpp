@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The rules on one operand that need no plan, checked at compile time: the block's rank,
-// the index map's arity and result, the TPU tiling rule; and what an operand costs in VMEM.
+// the index map's arity and result, the TPU tiling rule.
 // Each returns whether it holds, so that later checks are skipped after a failure (one
 // mistake, one error).
 
@@ -131,25 +131,6 @@ constexpr bool check_operand() {
     }
     return false;
   }
-}
-
-/// The bytes an operand's buffers take in memory space Space (the default count is 2; an
-/// operand viewed in place or handed over raw takes none).
-template <class Spec, class RefT, memory_space Space = memory_space::vmem>
-constexpr std::int64_t buffer_bytes_of() {
-  if constexpr (Spec::raw || RefT::space == Spec::space || Spec::space != Space)
-    return 0;
-  else
-    return std::int64_t{Spec::buffer_count > 0 ? Spec::buffer_count : 2} * Spec::block_elements *
-           static_cast<std::int64_t>(sizeof(typename RefT::value_type));
-}
-template <class Spec, class RefT>
-constexpr std::int64_t vmem_bytes_of() {
-  return buffer_bytes_of<Spec, RefT, memory_space::vmem>();
-}
-template <class Spec, class RefT>
-constexpr std::int64_t smem_bytes_of() {
-  return buffer_bytes_of<Spec, RefT, memory_space::smem>();
 }
 
 }  // namespace pallas::detail

@@ -112,6 +112,16 @@ constexpr core_box<R> split_box(std::array<index_t, R> const& extents, std::arra
   return box;
 }
 
+/// The core split's rule, at compile time (a known core count) and at run time alike:
+/// several cores divide the grid along its PARALLEL axes, so they need one.
+template <std::size_t R>
+constexpr bool split_rule_holds(int num_cores, std::array<bool, R> const& parallel) noexcept {
+  if (num_cores <= 1) return true;
+  for (bool p : parallel)
+    if (p) return true;
+  return false;
+}
+
 /// Core `core`'s share under `policy`.
 template <std::size_t R>
 constexpr core_box<R> split_grid(split_policy policy, std::array<index_t, R> const& extents,

@@ -75,7 +75,7 @@ class core_set {
   void run(launch_config const& config, std::uint64_t id, dma_thread* thread, Job&& job) {
     int const num_cores = config.num_cores;
     grow(num_cores);
-    trace::detail::launch_scope traced(id, config.name, config.who, num_cores);
+    detail::launch_scope traced(id, config.name, config.who, num_cores);
 
     launch_state state;
     state.num_cores = num_cores;
@@ -207,7 +207,12 @@ class core_set {
         for (int k = 1; now == seen; ++k) {
           cpu_relax();
           now = self.epoch.load(std::memory_order_acquire);
-          if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+          if ((k & 63) == 0) {
+            if (std::chrono::steady_clock::now() > deadline) break;
+            // The scheduler often wakes a parked worker on its launcher's CPU; spinning
+            // there would keep the launcher, parked on pending_, off it for the whole budget.
+            std::this_thread::yield();
+          }
         }
       }
       if (now == seen) {

@@ -84,8 +84,8 @@ inline bool dma_engine::serve(int core_index) {
   }
   if (!c) return false;
   bool const tracing = trace::enabled();
-  std::int64_t const begin = tracing ? trace::detail::now_ns() : 0;
-  std::int64_t const cpu = tracing ? trace::detail::thread_cpu_ns() : 0;
+  std::int64_t const begin = tracing ? detail::now_ns() : 0;
+  std::int64_t const cpu = tracing ? detail::thread_cpu_ns() : 0;
   std::int64_t const before = c->moved_by_thread;
   claim_chunks(*c, true);
   if (tracing && c->moved_by_thread > before) {
@@ -100,9 +100,9 @@ inline bool dma_engine::serve(int core_index) {
     e.lane_name = "DMA thread";
     e.bytes = c->task.bytes;
     e.begin_ns = begin;
-    e.cpu_ns = trace::detail::cpu_since(cpu);
-    e.end_ns = trace::detail::now_ns();
-    trace::detail::recorder::instance().record(std::move(e));
+    e.cpu_ns = detail::cpu_since(cpu);
+    e.end_ns = detail::now_ns();
+    detail::recorder::instance().record(std::move(e));
   }
   c->users.fetch_sub(1, std::memory_order_acq_rel);
   return true;

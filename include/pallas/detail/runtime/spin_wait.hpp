@@ -48,7 +48,10 @@ T wait_for_change(std::atomic<T> const& value, T old, bool spin) noexcept {
       cpu_relax();
       now = value.load(std::memory_order_acquire);
       if (now != old) return now;
-      if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+      if ((k & 63) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) break;
+        std::this_thread::yield();  // the thread we wait for may share this CPU (see core_set)
+      }
     }
   }
   for (;;) {

@@ -132,8 +132,8 @@ inline void trace_copy_start(core_state const& core, std::atomic<std::int32_t> c
   s.bytes = bytes;
   s.operand = std::move(operand);
   s.point = trace_point(core);
-  s.begin_ns = trace::detail::now_ns();  // wall clock first: the CPU interval lies inside the wall one
-  s.cpu_ns = trace::detail::thread_cpu_ns();
+  s.begin_ns = detail::now_ns();  // wall clock first: the CPU interval lies inside the wall one
+  s.cpu_ns = detail::thread_cpu_ns();
   traced_copy_starts::instance().add(std::move(s));
 }
 
@@ -146,8 +146,8 @@ class traced_wait {
       : core_(core), cell_(cell), value_(value), who_(who), dma_(dma) {
     if (trace::enabled()) {
       active_ = true;
-      begin_ns_ = trace::detail::now_ns();
-      cpu_ns_ = trace::detail::thread_cpu_ns();
+      begin_ns_ = detail::now_ns();
+      cpu_ns_ = detail::thread_cpu_ns();
     }
   }
   ~traced_wait() {
@@ -162,8 +162,8 @@ class traced_wait {
 
  private:
   void record() {
-    std::int64_t const cpu = trace::detail::thread_cpu_ns();
-    std::int64_t const end = trace::detail::now_ns();
+    std::int64_t const cpu = detail::thread_cpu_ns();
+    std::int64_t const end = detail::now_ns();
     std::uint64_t const launch = core_.launch ? core_.launch->id : 0;
     traced_copy_start hit;
     if (dma_ && traced_copy_starts::instance().take(launch, core_.index, cell_, value_, hit)) {
@@ -175,7 +175,7 @@ class traced_wait {
       e.begin_ns = hit.begin_ns;
       e.cpu_ns = cpu < 0 || hit.cpu_ns < 0 ? -1 : cpu - hit.cpu_ns;
       e.end_ns = end;
-      trace::detail::recorder::instance().record(std::move(e));
+      detail::recorder::instance().record(std::move(e));
       return;
     }
     trace::event e = trace_event_on(core_, "semaphore_wait", trace_semaphore_lane);
@@ -184,7 +184,7 @@ class traced_wait {
     e.begin_ns = begin_ns_;
     e.cpu_ns = cpu < 0 || cpu_ns_ < 0 ? -1 : cpu - cpu_ns_;
     e.end_ns = end;
-    trace::detail::recorder::instance().record(std::move(e));
+    detail::recorder::instance().record(std::move(e));
   }
 
   core_state const& core_;
@@ -199,8 +199,8 @@ class traced_wait {
 /// sync_copy: a span over the copy; `describe()` names what it moves (called only when
 /// tracing is on).
 template <class Describe>
-trace::detail::span traced_sync_copy(core_state const& core, std::int64_t bytes, Describe&& describe) {
-  return trace::detail::span([&](trace::event& e) {
+detail::span traced_sync_copy(core_state const& core, std::int64_t bytes, Describe&& describe) {
+  return detail::span([&](trace::event& e) {
     e = trace_event_on(core, "sync_copy",
                        traced_copy_starts::instance().free_lane(core.launch ? core.launch->id : 0, core.index));
     e.operand = describe();
