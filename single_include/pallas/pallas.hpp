@@ -6386,6 +6386,10 @@ struct fixed_string {
 
   /// From a string literal (implicit, so that `TensorCoreMesh<"core">` works).
   constexpr fixed_string(char const (&s)[N]) noexcept { std::copy_n(s, N, chars); }
+  /// The empty string, from `nullptr` (a replicated dimension in `pl::P<"x", nullptr>`).
+  constexpr fixed_string(std::nullptr_t) noexcept
+    requires(N == 1)
+  {}
 
   /// The characters, without the NUL.
   constexpr std::string_view view() const noexcept { return {chars, N - 1}; }
@@ -6400,6 +6404,9 @@ struct fixed_string {
   /// Prints the characters.
   friend std::ostream& operator<<(std::ostream& out, fixed_string const& s) { return out << s.view(); }
 };
+
+/// `nullptr` is the empty string.
+fixed_string(std::nullptr_t) -> fixed_string<1>;
 
 }  // namespace pallas
 // ---- end pallas/fixed_string.hpp ----
@@ -12554,9 +12561,11 @@ concept DeviceMesh = detail::is_device_mesh<T>::value;
 #include <exception>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
 // ---- begin pallas/detail/runtime/mpi_transport.hpp ----
@@ -12922,6 +12931,172 @@ class mpi_transport final : public chip_transport {
 
 #endif  // PALLAS_USE_MPI
 // ---- end pallas/detail/runtime/mpi_transport.hpp ----
+// ---- begin pallas/tpu/partition_spec.hpp ----
+// `jax.sharding.PartitionSpec` for pl::shard_map: which mesh axis splits each dimension of
+// a global array.
+//
+//   pl::P<"x">            // dim 0 split over mesh axis 'x', the others whole on every chip
+//   pl::P<nullptr, "x">   // dim 0 whole (replicated), dim 1 split over 'x'
+//   pl::P<"x", "y">       // on a 2-D mesh: dim 0 over 'x', dim 1 over 'y'
+//   pl::P<>               // replicated: every chip sees the whole array
+//
+// A spec shorter than the array's rank leaves the remaining dimensions whole, as in jax.
+// Chip c's shard of a dimension split over axis a is the block numbered by c's coordinate
+// on a (device_mesh.hpp numbers chips row-major).
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas {
+
+/// `jax.sharding.PartitionSpec(...)`: one entry per leading dimension, a mesh axis name or
+/// `nullptr` (that dimension replicated).
+template <fixed_string... Axes>
+struct P {
+  static constexpr std::size_t size = sizeof...(Axes);  ///< the dimensions it names
+  static constexpr std::array<std::string_view, sizeof...(Axes)> axes{Axes.view()...};  ///< "" = replicated
+};
+
+/// `in_specs=(P(...), ...)` of pl::shard_map: one pl::P per input.
+template <class... Specs>
+struct shard_in_specs_t {};
+/// `in_specs=(P(...), ...)` of pl::shard_map: one pl::P per input.
+template <class... Specs>
+inline constexpr shard_in_specs_t<Specs...> shard_in_specs{};
+
+/// `out_specs=(P(...), ...)` of pl::shard_map: one pl::P per output of the kernel.
+template <class... Specs>
+struct shard_out_specs_t {};
+/// `out_specs=(P(...), ...)` of pl::shard_map: one pl::P per output of the kernel.
+template <class... Specs>
+inline constexpr shard_out_specs_t<Specs...> shard_out_specs{};
+
+namespace detail {
+
+template <class T>
+struct is_partition_spec : std::false_type {};
+template <fixed_string... A>
+struct is_partition_spec<P<A...>> : std::true_type {};
+
+/// The mesh axis (its position in Mesh) that splits dimension d under Spec, or -1.
+template <DeviceMesh Mesh, class Spec>
+constexpr int spec_axis(std::size_t d) {
+  if (d >= Spec::size || Spec::axes[d].empty()) return -1;
+  for (int a = 0; a < Mesh::num_axes; ++a)
+    if (Mesh::axis_names[static_cast<std::size_t>(a)] == Spec::axes[d]) return a;
+  return -2;
+}
+
+/// Spec is well formed for a rank-Rank array on Mesh (static_asserts say what is wrong).
+template <DeviceMesh Mesh, class Spec, std::size_t Rank>
+constexpr bool check_spec() {
+  static_assert(is_partition_spec<Spec>::value, "pallas::shard_map: every in/out spec must be a pl::P<...>");
+  static_assert(Spec::size <= Rank, "pallas::shard_map: a PartitionSpec has more entries than its array has dimensions");
+  constexpr bool known = [] {
+    for (std::size_t d = 0; d < Spec::size; ++d)
+      if (spec_axis<Mesh, Spec>(d) == -2) return false;
+    return true;
+  }();
+  static_assert(known, "pallas::shard_map: a PartitionSpec names an axis the device mesh does not have");
+  constexpr bool distinct = [] {
+    for (std::size_t d = 0; d < Spec::size; ++d)
+      for (std::size_t e = d + 1; e < Spec::size; ++e)
+        if (!Spec::axes[d].empty() && Spec::axes[d] == Spec::axes[e]) return false;
+    return true;
+  }();
+  static_assert(distinct, "pallas::shard_map: a PartitionSpec names one mesh axis for two dimensions");
+  return true;
+}
+
+/// How many chips split dimension d under Spec (1: replicated).
+template <DeviceMesh Mesh, class Spec>
+constexpr int spec_split(std::size_t d) {
+  int const a = spec_axis<Mesh, Spec>(d);
+  return a < 0 ? 1 : Mesh::axis_sizes[static_cast<std::size_t>(a)];
+}
+
+/// A dimension of Size elements split over MeshAxisSize chips: a compile-time error naming
+/// the dimension, its size and the axis size when they do not divide (a function, so that
+/// the failure is the only error: the shard's type below does not depend on it).
+template <std::size_t Dimension, index_t Size, int MeshAxisSize>
+constexpr void check_shard_extent() {
+  static_assert(Size % MeshAxisSize == 0,
+                "pallas::shard_map: a sharded dimension's size is not a multiple of its mesh axis' size "
+                "(check_shard_extent<Dimension, Size, MeshAxisSize>)");
+}
+
+template <DeviceMesh Mesh, class Spec, class Global, class = std::make_index_sequence<Global::rank()>>
+struct shard_array;
+/// The Array each chip sees of a global Array<T, D...> split by Spec.
+template <DeviceMesh Mesh, class Spec, class T, index_t... D, std::size_t... I>
+struct shard_array<Mesh, Spec, Array<T, D...>, std::index_sequence<I...>> {
+  static_assert(check_spec<Mesh, Spec, sizeof...(D)>());
+  using type = Array<T, (D / spec_split<Mesh, Spec>(I))...>;  ///< one chip's shard
+  /// Every split dimension divides (compile-time errors otherwise).
+  static constexpr void check() { (check_shard_extent<I, D, spec_split<Mesh, Spec>(I)>(), ...); }
+};
+
+template <DeviceMesh Mesh, class Spec, class Shard, class = std::make_index_sequence<Shard::rank()>>
+struct global_array;
+/// The global Array assembled from per-chip Array<T, D...> shards laid out by Spec.
+template <DeviceMesh Mesh, class Spec, class T, index_t... D, std::size_t... I>
+struct global_array<Mesh, Spec, Array<T, D...>, std::index_sequence<I...>> {
+  static_assert(check_spec<Mesh, Spec, sizeof...(D)>());
+  using type = Array<T, (D * spec_split<Mesh, Spec>(I))...>;  ///< the whole array
+};
+
+/// Chip `chip`'s coordinate on every axis of Mesh (row-major, last axis fastest).
+template <DeviceMesh Mesh>
+std::array<int, 3> chip_coordinates(int chip) {
+  std::array<int, 3> coords{};
+  for (int a = Mesh::num_axes; a-- > 0;) {
+    coords[static_cast<std::size_t>(a)] = chip % Mesh::axis_sizes[static_cast<std::size_t>(a)];
+    chip /= Mesh::axis_sizes[static_cast<std::size_t>(a)];
+  }
+  return coords;
+}
+
+/// Calls f(k, g) for every element of chip `chip`'s shard under Spec: k its index in the
+/// shard, g in the global array (both row-major).
+template <DeviceMesh Mesh, class Spec, class Global, class Shard, class F>
+void for_each_shard_element(Global const& global, Shard const& shard, int chip, F f) {
+  constexpr std::size_t rank = Shard::rank();
+  auto const coords = chip_coordinates<Mesh>(chip);
+  std::array<index_t, rank> offset{};
+  for (std::size_t d = 0; d < rank; ++d)
+    if (int const a = spec_axis<Mesh, Spec>(d); a >= 0) offset[d] = coords[static_cast<std::size_t>(a)] * shard.extent(d);
+  std::array<index_t, rank> ix{};
+  for (index_t k = 0; k < shard.size(); ++k) {
+    index_t g = 0;
+    for (std::size_t d = 0; d < rank; ++d) g = g * global.extent(d) + offset[d] + ix[d];
+    f(k, g);
+    for (std::size_t r = rank; r-- > 0;) {  // advance the multi-index, last fastest
+      if (++ix[r] < shard.extent(r)) break;
+      ix[r] = 0;
+    }
+  }
+}
+
+/// Whether chip `chip` is the one that writes its block of an output laid out by Spec: its
+/// coordinate is 0 on every mesh axis Spec does not name (a replicated output is chip 0's).
+template <DeviceMesh Mesh, class Spec>
+bool writes_global_block(int chip) {
+  auto const coords = chip_coordinates<Mesh>(chip);
+  for (int a = 0; a < Mesh::num_axes; ++a) {
+    bool named = false;
+    for (std::size_t d = 0; d < Spec::size; ++d) named = named || Spec::axes[d] == Mesh::axis_names[static_cast<std::size_t>(a)];
+    if (!named && coords[static_cast<std::size_t>(a)] != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace pallas
+// ---- end pallas/tpu/partition_spec.hpp ----
 
 namespace pallas {
 
@@ -13081,6 +13256,86 @@ class shard_map_fn {
 template <DeviceMesh ChipMesh, class Kernel>
 auto shard_map(Kernel const& kernel) {
   return shard_map_fn<ChipMesh, Kernel>(kernel);
+}
+
+template <DeviceMesh ChipMesh, class Kernel, class InSpecs, class OutSpecs>
+class shard_map_specs_fn;
+
+/// What `pl::shard_map<Mesh>(kernel, pl::shard_in_specs<...>, pl::shard_out_specs<...>)`
+/// returns: call it with one global Array per input; it returns the global outputs (one
+/// Array, or a std::tuple of them).
+template <DeviceMesh ChipMesh, class Kernel, class... InSpecs, class... OutSpecs>
+class shard_map_specs_fn<ChipMesh, Kernel, shard_in_specs_t<InSpecs...>, shard_out_specs_t<OutSpecs...>> {
+  using outs_type = std::remove_cvref_t<decltype(std::declval<Kernel const&>().out_types())>;
+  static_assert(sizeof...(OutSpecs) == std::tuple_size_v<outs_type>,
+                "pallas::shard_map: give one out spec (pl::P) per output of the kernel");
+
+ public:
+  /// The pl::kernel to run on every chip.
+  explicit shard_map_specs_fn(Kernel const& kernel) : per_chip_(kernel) {}
+
+  /// Splits each global input by its spec, runs the kernel on every chip with its shards,
+  /// and assembles the global outputs from the chips' outputs.
+  template <AnyArray... Globals>
+    requires(Globals::shape_type::is_static && ...)
+  auto operator()(Globals const&... globals) const {
+    static_assert(sizeof...(Globals) == sizeof...(InSpecs), "pallas::shard_map: give one in spec (pl::P) per input");
+    auto const chip_range = detail::local_chip_range<ChipMesh>();
+    int const first = chip_range.first, last = chip_range.second;  // lambdas capture no bindings before clang 16
+    auto shards_of = [&]<class Spec, class Global>(std::type_identity<Spec>, Global const& global) {
+      using shard_array = detail::shard_array<ChipMesh, Spec, Global>;
+      shard_array::check();
+      using shard_type = typename shard_array::type;
+      std::vector<shard_type> shards(static_cast<std::size_t>(ChipMesh::num_chips));
+      for (int c = first; c < last; ++c) {
+        auto& shard = shards[static_cast<std::size_t>(c)];
+        detail::for_each_shard_element<ChipMesh, Spec>(global, shard, c,
+                                                       [&](index_t k, index_t g) { shard.data()[k] = global.data()[g]; });
+      }
+      return shards;
+    };
+    auto const per_chip = per_chip_(shards_of(std::type_identity<InSpecs>{}, globals)...);
+
+    constexpr std::size_t num_outs = sizeof...(OutSpecs);
+    auto assemble = [&]<std::size_t O>(std::integral_constant<std::size_t, O>) {
+      using spec = boost::mp11::mp_at_c<boost::mp11::mp_list<OutSpecs...>, O>;
+      using shard_type = typename std::tuple_element_t<O, outs_type>::array_type;
+      using global_type = typename detail::global_array<ChipMesh, spec, shard_type>::type;
+      global_type global(uninitialized);
+      detail::poison(global);  // under PALLAS_USE_MPI, the other ranks' blocks
+      for (int c = first; c < last; ++c) {
+        // In process one chip writes each block (coordinate 0 on the axes the spec leaves
+        // out); under PALLAS_USE_MPI the rank's chip writes its own.
+        if (last - first != ChipMesh::num_chips || detail::writes_global_block<ChipMesh, spec>(c)) {
+          auto const& chip_outs = per_chip[static_cast<std::size_t>(c)];
+          auto const& shard = [&]() -> shard_type const& {
+            if constexpr (num_outs == 1) return chip_outs;
+            else return std::get<O>(chip_outs);
+          }();
+          detail::for_each_shard_element<ChipMesh, spec>(global, shard, c,
+                                                         [&](index_t k, index_t g) { global.data()[g] = shard.data()[k]; });
+        }
+      }
+      return global;
+    };
+    return [&]<std::size_t... O>(std::index_sequence<O...>) {
+      if constexpr (num_outs == 1) return assemble(std::integral_constant<std::size_t, 0>{});
+      else return std::tuple{assemble(std::integral_constant<std::size_t, O>{})...};
+    }(std::make_index_sequence<num_outs>{});
+  }
+
+ private:
+  shard_map_fn<ChipMesh, Kernel> per_chip_;
+};
+
+/// `jax.shard_map(kernel, mesh=ChipMesh, in_specs=..., out_specs=...)` over global arrays:
+/// `pl::shard_map<pl::device_mesh<"x", 4>>(kernel, pl::shard_in_specs<pl::P<"x">>,
+/// pl::shard_out_specs<pl::P<"x">>)(x)` splits x's dim 0 in 4 and concatenates the chips'
+/// outputs along dim 0 (tpu/partition_spec.hpp). Static shapes; a dimension that its axis
+/// does not divide is a compile-time error.
+template <DeviceMesh ChipMesh, class Kernel, class... InSpecs, class... OutSpecs>
+auto shard_map(Kernel const& kernel, shard_in_specs_t<InSpecs...>, shard_out_specs_t<OutSpecs...>) {
+  return shard_map_specs_fn<ChipMesh, Kernel, shard_in_specs_t<InSpecs...>, shard_out_specs_t<OutSpecs...>>(kernel);
 }
 
 }  // namespace pallas
