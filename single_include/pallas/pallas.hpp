@@ -12556,6 +12556,11 @@ concept DeviceMesh = detail::is_device_mesh<T>::value;
 // of each input, and fills only that chip's entry of each output (the others stay
 // unwritten). pl::local_chips<Mesh>() says which entries are this process's, in both
 // backends, so the code that checks results is the same.
+//
+// The PartitionSpec form, `pl::shard_map<Mesh>(kernel, pl::shard_in_specs<pl::P<"x">>,
+// pl::shard_out_specs<pl::P<"x">>)(x)`, takes global Arrays, gives each chip its block
+// (tpu/partition_spec.hpp) and returns the global outputs; under PALLAS_USE_MPI each rank
+// reads its block of the (whole) global inputs and fills only its block of each output.
 
 #include <cstdint>
 #include <exception>
