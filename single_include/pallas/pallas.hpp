@@ -12557,6 +12557,9 @@ concept DeviceMesh = detail::is_device_mesh<T>::value;
 // unwritten). pl::local_chips<Mesh>() says which entries are this process's, in both
 // backends, so the code that checks results is the same.
 //
+// The per-chip function may be a pl::pallas_call instead of a pl::kernel: each chip's cores
+// run its grid over the chip's shards (pallas_call_fn::run_on_core).
+//
 // The PartitionSpec form, `pl::shard_map<Mesh>(kernel, pl::shard_in_specs<pl::P<"x">>,
 // pl::shard_out_specs<pl::P<"x">>)(x)`, takes global Arrays, gives each chip its block
 // (tpu/partition_spec.hpp) and returns the global outputs; under PALLAS_USE_MPI each rank
@@ -13146,10 +13149,17 @@ class shard_map_fn {
   /// Runs the kernel on every chip of the mesh at once, chip c with `inputs[c]...`; the
   /// first error on any chip is rethrown here.
   auto operator()(std::vector<Inputs> const&... inputs) const {
-    return run(typename Kernel::scratch_list{}, inputs...);
+    if constexpr (runs_own_grid)
+      return run(boost::mp11::mp_list<>{}, inputs...);  // the pallas_call allocates its scratch
+    else
+      return run(typename Kernel::scratch_list{}, inputs...);
   }
 
  private:
+  // A pl::pallas_call as the per-chip function: each chip's cores run its grid on the chip's
+  // shards (a pallas_call inside jax.shard_map); a pl::kernel has a body instead.
+  static constexpr bool runs_own_grid = !requires { typename Kernel::scratch_list; };
+
   template <class... Scratch, class... Inputs>
   auto run(boost::mp11::mp_list<Scratch...>, std::vector<Inputs> const&... inputs) const {
     using core_mesh = typename Kernel::mesh_type;
@@ -13207,7 +13217,10 @@ class shard_map_fn {
     config.first_core = first_chip * per_chip;
     config.chips = &chips;
     config.who = "pl::shard_map";
-    auto const& body = kernel_.body();
+    auto const& body = [&]() -> auto const& {
+      if constexpr (runs_own_grid) return kernel_;  // unused
+      else return kernel_.body();
+    }();
     auto run_cores = [&](auto&& join) {
       detail::device::instance().launch(config, [&](int index) {
         auto& core = *detail::current_core;
@@ -13217,7 +13230,11 @@ class shard_map_fn {
         std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
         detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
         join(core);
-        std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
+        auto const& chip_refs = refs[static_cast<std::size_t>(index / per_chip)];
+        if constexpr (runs_own_grid)
+          kernel_.template run_on_core<std::tuple<Inputs...>>(index % per_chip, chip_refs);
+        else
+          std::apply(body, std::tuple_cat(chip_refs, scratch));
         detail::finish_core(core);
       });
     };
@@ -18618,6 +18635,36 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
                   std::make_index_sequence<num_outputs>{});
     } else {
       return placeholder_outputs();
+    }
+  }
+
+  /// The cores of one chip this call runs on, as a mesh (pl::shard_map launches it on every
+  /// chip's cores).
+  using mesh_type = tpu::TensorCoreMesh<"core", Cores>;
+  /// The outputs' ShapeDtypeStructs.
+  Outs const& out_types() const noexcept { return outs_; }
+
+  /// Runs core `core_index`'s part of the grid inside a launch that already runs on every
+  /// core (pl::shard_map's, one chip at a time), over `refs`: the inputs' read-only HBM refs
+  /// (of InArrays, a std::tuple of Array types), then the outputs'. No scalar prefetch and
+  /// no aliases (their arrays are the caller's, not the chip's).
+  template <class InArrays, class Refs>
+  void run_on_core(int core_index, Refs const& refs) const {
+    static_assert(NumPrefetch == 0 && std::size(Aliases::entries) == 0,
+                  "pallas::shard_map: a pallas_call run per chip takes no scalar prefetch and no input_output_aliases");
+    using out_arrays = typename pallas::detail::out_arrays_of<Outs>::type;
+    using E = typename engine_of<InArrays, out_arrays, std::tuple<>>::type;
+    if constexpr (checks<E>()) {
+      auto const specs = [&]<std::size_t... I, std::size_t... O>(std::index_sequence<I...>, std::index_sequence<O...>) {
+        return std::tuple{spec_value<I, InSpecs, typename std::tuple_element_t<I, InArrays>::shape_type>(in_)...,
+                          spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_arrays>::shape_type>(out_)...};
+      }(std::make_index_sequence<std::tuple_size_v<InArrays>>{}, std::make_index_sequence<num_outputs>{});
+      auto& core = *pallas::detail::current_core;
+      std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
+      pallas::detail::run_pipeline<E>(core, core_index, Cores, grid_, specs, refs, std::tuple<>{},
+                                      [&](auto const&... blocks) {
+                                        std::apply([&](auto const&... s) { kernel_(blocks..., s...); }, scratch);
+                                      });
     }
   }
 

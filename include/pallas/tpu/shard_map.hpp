@@ -24,6 +24,9 @@
 // unwritten). pl::local_chips<Mesh>() says which entries are this process's, in both
 // backends, so the code that checks results is the same.
 //
+// The per-chip function may be a pl::pallas_call instead of a pl::kernel: each chip's cores
+// run its grid over the chip's shards (pallas_call_fn::run_on_core).
+//
 // The PartitionSpec form, `pl::shard_map<Mesh>(kernel, pl::shard_in_specs<pl::P<"x">>,
 // pl::shard_out_specs<pl::P<"x">>)(x)`, takes global Arrays, gives each chip its block
 // (tpu/partition_spec.hpp) and returns the global outputs; under PALLAS_USE_MPI each rank
@@ -95,10 +98,17 @@ class shard_map_fn {
   /// Runs the kernel on every chip of the mesh at once, chip c with `inputs[c]...`; the
   /// first error on any chip is rethrown here.
   auto operator()(std::vector<Inputs> const&... inputs) const {
-    return run(typename Kernel::scratch_list{}, inputs...);
+    if constexpr (runs_own_grid)
+      return run(boost::mp11::mp_list<>{}, inputs...);  // the pallas_call allocates its scratch
+    else
+      return run(typename Kernel::scratch_list{}, inputs...);
   }
 
  private:
+  // A pl::pallas_call as the per-chip function: each chip's cores run its grid on the chip's
+  // shards (a pallas_call inside jax.shard_map); a pl::kernel has a body instead.
+  static constexpr bool runs_own_grid = !requires { typename Kernel::scratch_list; };
+
   template <class... Scratch, class... Inputs>
   auto run(boost::mp11::mp_list<Scratch...>, std::vector<Inputs> const&... inputs) const {
     using core_mesh = typename Kernel::mesh_type;
@@ -156,7 +166,10 @@ class shard_map_fn {
     config.first_core = first_chip * per_chip;
     config.chips = &chips;
     config.who = "pl::shard_map";
-    auto const& body = kernel_.body();
+    auto const& body = [&]() -> auto const& {
+      if constexpr (runs_own_grid) return kernel_;  // unused
+      else return kernel_.body();
+    }();
     auto run_cores = [&](auto&& join) {
       detail::device::instance().launch(config, [&](int index) {
         auto& core = *detail::current_core;
@@ -166,7 +179,11 @@ class shard_map_fn {
         std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
         detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
         join(core);
-        std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
+        auto const& chip_refs = refs[static_cast<std::size_t>(index / per_chip)];
+        if constexpr (runs_own_grid)
+          kernel_.template run_on_core<std::tuple<Inputs...>>(index % per_chip, chip_refs);
+        else
+          std::apply(body, std::tuple_cat(chip_refs, scratch));
         detail::finish_core(core);
       });
     };
