@@ -191,6 +191,8 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
   using mesh_type = tpu::TensorCoreMesh<"core", Cores>;
   /// The outputs' ShapeDtypeStructs.
   Outs const& out_types() const noexcept { return outs_; }
+  /// pl::name(...), or empty.
+  std::string_view name() const noexcept { return name_; }
 
   /// Runs core `core_index`'s part of the grid inside a launch that already runs on every
   /// core (pl::shard_map's, one chip at a time), over `refs`: the inputs' read-only HBM refs

@@ -8896,6 +8896,8 @@ struct launch_info {
   std::string name;      ///< the kernel's name (pl::name(...)), else what launched it
   std::string who;       ///< "pl::kernel" or "pl::pallas_call"
   int num_cores = 1;         ///< the cores it ran on
+  int cores_per_chip = 0;    ///< pl::shard_map: each chip's cores (0: one chip)
+  int first_core = 0;        ///< pl::shard_map: the first core's number in the mesh (MPI: the rank's chip)
   std::int64_t begin_ns = 0;  ///< wall-clock start (steady_clock, ns)
   std::int64_t end_ns = 0;    ///< wall-clock end (steady_clock, ns)
   std::int64_t cpu_ns = -1;  ///< the launching thread's CPU time over the launch (core 0 runs there)
@@ -8936,7 +8938,8 @@ inline std::int64_t cpu_since(std::int64_t cpu_begin) {
 // ---- end pallas/trace/event.hpp ----
 // ---- begin pallas/trace/json.hpp ----
 // The trace as Chrome trace event JSON (Perfetto, chrome://tracing): one process per launch
-// (pid = the launch's number, named by process_name metadata), one thread per track of a
+// (pid = the launch's number, named by process_name metadata; a pl::shard_map's: one per
+// chip, its cores numbered on the chip, spans with a "chip" argument), one thread per track of a
 // core (its compute steps, each DMA lane), and a "launch" track spanning the whole launch.
 // Each span's args hold its launch, core, bytes, operand, grid point, wall and CPU time.
 
@@ -9018,15 +9021,63 @@ inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<
   return o;
 }
 
+/// Where a launch's core goes in the trace: one process per launch (pid = the launch's
+/// number), or for a pl::shard_map one process per chip, with the chip's own core numbers.
+class trace_processes {
+ public:
+  explicit trace_processes(std::vector<trace::launch_info> const& launches) {
+    for (auto const& l : launches) of_[l.id] = &l;
+  }
+  /// The chip of core `core` of launch `launch`, or -1 outside a device mesh.
+  int chip(std::uint64_t launch, int core) const {
+    auto const* l = info(launch);
+    return l && l->cores_per_chip > 0 ? (l->first_core + core) / l->cores_per_chip : -1;
+  }
+  /// The core's number on its chip.
+  int core_on_chip(std::uint64_t launch, int core) const {
+    auto const* l = info(launch);
+    return l && l->cores_per_chip > 0 ? (l->first_core + core) % l->cores_per_chip : core;
+  }
+  /// The process of a launch's core (a chip's: above every launch number).
+  std::uint64_t pid(std::uint64_t launch, int core) const {
+    int const c = chip(launch, core);
+    return c < 0 ? launch : chip_pid(launch, c);
+  }
+  static std::uint64_t chip_pid(std::uint64_t launch, int chip) {
+    return std::uint64_t{1} << 40 | launch << 12 | static_cast<std::uint64_t>(chip);
+  }
+  trace::launch_info const* info(std::uint64_t launch) const {
+    auto const it = of_.find(launch);
+    return it == of_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::map<std::uint64_t, trace::launch_info const*> of_;
+};
+
+/// "#3 ring (pl::shard_map) chip 1 (2 cores)".
+inline std::string chip_label(trace::launch_info const& l, int chip) {
+  std::string s = "#" + std::to_string(l.id) + " " + l.name;
+  if (l.who != l.name) s += " (" + l.who + ")";
+  return s + " chip " + std::to_string(chip) + " (" + std::to_string(l.cores_per_chip) +
+         (l.cores_per_chip == 1 ? " core)" : " cores)");
+}
+
 inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
   std::int64_t const origin = origin_of(evs, launches);
   auto const rows = tracks_of(evs);
+  trace_processes const procs(launches);
   // tid 0 of each process is its launch track; a core's tracks follow, numbered in order.
   std::map<std::uint64_t, std::string> processes;
-  for (auto const& l : launches) processes[l.id] = l.label();
+  for (auto const& l : launches)
+    if (l.cores_per_chip > 0)
+      for (int c = 0; c < l.num_cores; c += l.cores_per_chip)
+        processes[trace_processes::chip_pid(l.id, procs.chip(l.id, c))] = chip_label(l, procs.chip(l.id, c));
+    else
+      processes[l.id] = l.label();
   for (auto const& r : rows)
-    if (!processes.count(r.launch))
-      processes[r.launch] = r.launch == 0 ? "outside any launch" : "#" + std::to_string(r.launch);
+    if (!processes.count(procs.pid(r.launch, r.core)))
+      processes[procs.pid(r.launch, r.core)] = r.launch == 0 ? "outside any launch" : "#" + std::to_string(r.launch);
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   bool first = true;
   auto sep = [&] {
@@ -9046,14 +9097,18 @@ inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, 
   std::map<std::uint64_t, int> next_tid;
   std::vector<int> tid(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    tid[r] = ++next_tid[rows[r].launch];
+    std::uint64_t const pid = procs.pid(rows[r].launch, rows[r].core);
+    tid[r] = ++next_tid[pid];
+    std::string label = rows[r].label;
+    if (procs.chip(rows[r].launch, rows[r].core) >= 0)  // the chip's own core number
+      label = "core " + std::to_string(procs.core_on_chip(rows[r].launch, rows[r].core)) +
+              label.substr(label.find(' ', 5));
     sep();
-    out << R"({"ph":"M","name":"thread_name","pid":)" << rows[r].launch << R"(,"tid":)" << tid[r]
-        << R"(,"args":{"name":")";
-    write_json_escaped(out, rows[r].label);
+    out << R"({"ph":"M","name":"thread_name","pid":)" << pid << R"(,"tid":)" << tid[r] << R"(,"args":{"name":")";
+    write_json_escaped(out, label);
     out << "\"}}";
     sep();
-    out << R"({"ph":"M","name":"thread_sort_index","pid":)" << rows[r].launch << R"(,"tid":)" << tid[r]
+    out << R"({"ph":"M","name":"thread_sort_index","pid":)" << pid << R"(,"tid":)" << tid[r]
         << R"(,"args":{"sort_index":)" << tid[r] << "}}";
   }
   auto times = [&](std::int64_t begin, std::int64_t end, std::int64_t cpu) {
@@ -9069,22 +9124,29 @@ inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, 
     }
   };
   for (auto const& l : launches) {
-    sep();
-    out << R"({"ph":"X","pid":)" << l.id << R"(,"tid":0,"cat":"launch","name":")";
-    write_json_escaped(out, l.label());
-    out << '"';
-    times(l.begin_ns, l.end_ns, l.cpu_ns);
-    out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores << "}}";
+    int const step = l.cores_per_chip > 0 ? l.cores_per_chip : l.num_cores;
+    for (int c = 0; c < l.num_cores; c += step) {  // once per chip
+      sep();
+      out << R"({"ph":"X","pid":)" << procs.pid(l.id, c) << R"(,"tid":0,"cat":"launch","name":")";
+      write_json_escaped(out, l.label());
+      out << '"';
+      times(l.begin_ns, l.end_ns, l.cpu_ns);
+      out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores;
+      if (int const chip = procs.chip(l.id, c); chip >= 0) out << R"(,"chip":)" << chip;
+      out << "}}";
+    }
   }
   for (auto const& e : evs) {
     sep();
-    out << R"({"ph":"X","pid":)" << e.launch << R"(,"tid":)" << tid[index_of(rows, e)] << R"(,"cat":")";
+    out << R"({"ph":"X","pid":)" << procs.pid(e.launch, e.core) << R"(,"tid":)" << tid[index_of(rows, e)]
+        << R"(,"cat":")";
     write_json_escaped(out, e.category.empty() ? (e.dma ? "dma" : "compute") : e.category);
     out << R"(","name":")";
     write_json_escaped(out, e.name);
     out << '"';
     times(e.begin_ns, e.end_ns, e.cpu_ns);
-    out << R"(,"launch":)" << e.launch << R"(,"core":)" << e.core;
+    out << R"(,"launch":)" << e.launch << R"(,"core":)" << procs.core_on_chip(e.launch, e.core);
+    if (int const chip = procs.chip(e.launch, e.core); chip >= 0) out << R"(,"chip":)" << chip;
     if (e.bytes >= 0) out << R"(,"bytes":)" << e.bytes;
     if (!e.operand.empty()) {
       out << R"(,"operand":")";
@@ -9456,13 +9518,16 @@ inline std::uint64_t& launch_of_this_thread() {
 
 class launch_scope {
  public:
-  launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores) {
+  launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores, int cores_per_chip = 0,
+               int first_core = 0) {
     if (recorder::instance().enabled()) {
       active_ = true;
       info_.id = id;
       info_.who = std::string(who);
       info_.name = name.empty() ? info_.who : std::string(name);
       info_.num_cores = num_cores;
+      info_.cores_per_chip = cores_per_chip;
+      info_.first_core = first_core;
       info_.begin_ns = now_ns();
       info_.cpu_ns = thread_cpu_ns();
     }
@@ -10152,7 +10217,8 @@ class core_set {
   void run(launch_config const& config, std::uint64_t id, dma_thread* thread, Job&& job) {
     int const num_cores = config.num_cores;
     grow(num_cores);
-    detail::launch_scope traced(id, config.name, config.who, num_cores);
+    detail::launch_scope traced(id, config.name, config.who, num_cores, config.chips ? config.cores_per_chip : 0,
+                                config.first_core);
 
     launch_state state;
     state.num_cores = num_cores;
@@ -11661,6 +11727,8 @@ class kernel_fn {
   using scratch_list = boost::mp11::mp_list<Scratch...>;
   Body const& body() const noexcept { return body_; }
   Outs const& out_types() const noexcept { return outs_; }
+  /// pl::name(...), or empty.
+  std::string_view name() const noexcept { return name_; }
   /// @endcond
 
   /// Runs the body on every core of the mesh with the inputs' refs (read-only HBM), the
@@ -11833,6 +11901,8 @@ struct traced_copy_start {
   int lane = 0;
   std::int64_t begin_ns = 0, cpu_ns = 0;
   std::string operand, point;
+  char const* category = "async_copy";  ///< the span's category ("remote_copy": either side of one)
+  char const* what = "async copy";      ///< how its name starts
 };
 
 /// The copies started and not yet waited, of every core. Never destroyed (a kernel may run
@@ -11920,6 +11990,34 @@ inline void trace_copy_start(core_state const& core, std::atomic<std::int32_t> c
   traced_copy_starts::instance().add(std::move(s));
 }
 
+/// A remote copy's start (call with tracing on): a span on the sender's side, from here to
+/// its wait_send, and, when the receiving core is in this process, one on the receiver's,
+/// from here to its wait_recv.
+inline void trace_remote_copy_start(core_state const& sender, std::atomic<std::int32_t> const* send_cell,
+                                    core_state const* receiver, std::atomic<std::int32_t> const* recv_cell,
+                                    std::int32_t bytes, std::string const& to, std::string const& from) {
+  traced_copy_start s;
+  s.launch = sender.launch ? sender.launch->id : 0;
+  s.bytes = bytes;
+  s.point = trace_point(sender);
+  s.category = "remote_copy";
+  s.what = "remote copy";
+  s.begin_ns = detail::now_ns();
+  s.cpu_ns = detail::thread_cpu_ns();
+  if (receiver) {
+    traced_copy_start r = s;
+    r.core = receiver->index;
+    r.cell = recv_cell;
+    r.operand = from;
+    r.cpu_ns = -1;  // another thread's clock
+    traced_copy_starts::instance().add(std::move(r));
+  }
+  s.core = sender.index;
+  s.cell = send_cell;
+  s.operand = to;
+  traced_copy_starts::instance().add(std::move(s));
+}
+
 /// Records a wait from construction to destruction when tracing is on: the copy it consumes
 /// when this core started one on `cell` with `value` bytes (`dma`), else the wait itself.
 class traced_wait {
@@ -11950,8 +12048,8 @@ class traced_wait {
     std::uint64_t const launch = core_.launch ? core_.launch->id : 0;
     traced_copy_start hit;
     if (dma_ && traced_copy_starts::instance().take(launch, core_.index, cell_, value_, hit)) {
-      trace::event e = trace_event_on(core_, "async_copy", hit.lane);
-      e.name = "async copy " + hit.operand + " (" + std::to_string(hit.bytes) + " bytes)";
+      trace::event e = trace_event_on(core_, hit.category, hit.lane);
+      e.name = std::string(hit.what) + " " + hit.operand + " (" + std::to_string(hit.bytes) + " bytes)";
       e.bytes = hit.bytes;
       e.operand = std::move(hit.operand);
       e.point = std::move(hit.point);  // where it started
@@ -13217,6 +13315,7 @@ class shard_map_fn {
     config.first_core = first_chip * per_chip;
     config.chips = &chips;
     config.who = "pl::shard_map";
+    config.name = kernel_.name();  // the trace's process names
     auto const& body = [&]() -> auto const& {
       if constexpr (runs_own_grid) return kernel_;  // unused
       else return kernel_.body();
@@ -13535,8 +13634,12 @@ class async_remote_copy_descriptor {
     if (t.recv_offset < 0 || t.recv_offset >= core.semaphores.capacity())
       d::fail("pallas::make_async_remote_copy: the receive semaphore must be a kernel's scratch or run_scoped "
               "semaphore (on ", d::core_name(core), ')');
-    if (!launch.chips->transport->in_this_process(target))  // a chip of another process (MPI)
+    if (!launch.chips->transport->in_this_process(target)) {  // a chip of another process (MPI)
+      if (trace::enabled())  // the sender's side only: the receiver's wait is another process's
+        d::trace_remote_copy_start(core, &send_.data()->count, nullptr, nullptr, bytes(),
+                                   "to mesh core " + std::to_string(target), {});
       return launch.chips->transport->start_elsewhere(core, t.task, &send_.data()->count, target, t.recv_offset);
+    }
     d::core_state& other = d::core_of_launch(launch, target);
     t.task.dst = d::translate_to_core(core, dst_.data(), other);
     if (!t.task.dst)
@@ -13547,6 +13650,9 @@ class async_remote_copy_descriptor {
     t.send = &send_.data()->count;
     t.sender = core.index;
     t.target = target;
+    if (trace::enabled())
+      d::trace_remote_copy_start(core, t.send, &other, t.recv, bytes(), "to " + d::core_name(other),
+                                 "from " + d::core_name(core));
     if constexpr (checked_mode) {
       // The receiver must not touch the destination before its wait_recv.
       other.checked.add_incoming(t.task.dst_region(), t.recv,
@@ -13568,11 +13674,13 @@ class async_remote_copy_descriptor {
   /// Blocks until the send semaphore holds this copy's byte count (the sender's side).
   void wait_send(pallas::detail::place where = pallas::detail::place::here()) const {
     auto& core = pallas::detail::this_core("async_remote_copy.wait_send");
+    pallas::detail::traced_wait traced(core, &send_.data()->count, bytes(), "async_remote_copy.wait_send", true);
     core.dma.wait(core, send_.data()->count, bytes(), "async_remote_copy.wait_send", where);
   }
   /// Blocks until the receive semaphore holds this copy's byte count (the receiver's side).
   void wait_recv(pallas::detail::place where = pallas::detail::place::here()) const {
     auto& core = pallas::detail::this_core("async_remote_copy.wait_recv");
+    pallas::detail::traced_wait traced(core, &recv_.data()->count, bytes(), "async_remote_copy.wait_recv", true);
     core.dma.wait(core, recv_.data()->count, bytes(), "async_remote_copy.wait_recv", where);
   }
   /// wait_send() then wait_recv().
@@ -18643,6 +18751,8 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
   using mesh_type = tpu::TensorCoreMesh<"core", Cores>;
   /// The outputs' ShapeDtypeStructs.
   Outs const& out_types() const noexcept { return outs_; }
+  /// pl::name(...), or empty.
+  std::string_view name() const noexcept { return name_; }
 
   /// Runs core `core_index`'s part of the grid inside a launch that already runs on every
   /// core (pl::shard_map's, one chip at a time), over `refs`: the inputs' read-only HBM refs

@@ -166,6 +166,7 @@ class shard_map_fn {
     config.first_core = first_chip * per_chip;
     config.chips = &chips;
     config.who = "pl::shard_map";
+    config.name = kernel_.name();  // the trace's process names
     auto const& body = [&]() -> auto const& {
       if constexpr (runs_own_grid) return kernel_;  // unused
       else return kernel_.body();
