@@ -17,6 +17,10 @@ struct fixed_string {
 
   /// From a string literal (implicit, so that `TensorCoreMesh<"core">` works).
   constexpr fixed_string(char const (&s)[N]) noexcept { std::copy_n(s, N, chars); }
+  /// The empty string, from `nullptr` (a replicated dimension in `pl::P<"x", nullptr>`).
+  constexpr fixed_string(std::nullptr_t) noexcept
+    requires(N == 1)
+  {}
 
   /// The characters, without the NUL.
   constexpr std::string_view view() const noexcept { return {chars, N - 1}; }
@@ -31,5 +35,8 @@ struct fixed_string {
   /// Prints the characters.
   friend std::ostream& operator<<(std::ostream& out, fixed_string const& s) { return out << s.view(); }
 };
+
+/// `nullptr` is the empty string.
+fixed_string(std::nullptr_t) -> fixed_string<1>;
 
 }  // namespace pallas

@@ -197,6 +197,8 @@ class kernel_fn {
   using scratch_list = boost::mp11::mp_list<Scratch...>;
   Body const& body() const noexcept { return body_; }
   Outs const& out_types() const noexcept { return outs_; }
+  /// pl::name(...), or empty.
+  std::string_view name() const noexcept { return name_; }
   /// @endcond
 
   /// Runs the body on every core of the mesh with the inputs' refs (read-only HBM), the

@@ -186,6 +186,38 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
     }
   }
 
+  /// The cores of one chip this call runs on, as a mesh (pl::shard_map launches it on every
+  /// chip's cores).
+  using mesh_type = tpu::TensorCoreMesh<"core", Cores>;
+  /// The outputs' ShapeDtypeStructs.
+  Outs const& out_types() const noexcept { return outs_; }
+  /// pl::name(...), or empty.
+  std::string_view name() const noexcept { return name_; }
+
+  /// Runs core `core_index`'s part of the grid inside a launch that already runs on every
+  /// core (pl::shard_map's, one chip at a time), over `refs`: the inputs' read-only HBM refs
+  /// (of InArrays, a std::tuple of Array types), then the outputs'. No scalar prefetch and
+  /// no aliases (their arrays are the caller's, not the chip's).
+  template <class InArrays, class Refs>
+  void run_on_core(int core_index, Refs const& refs) const {
+    static_assert(NumPrefetch == 0 && std::size(Aliases::entries) == 0,
+                  "pallas::shard_map: a pallas_call run per chip takes no scalar prefetch and no input_output_aliases");
+    using out_arrays = typename pallas::detail::out_arrays_of<Outs>::type;
+    using E = typename engine_of<InArrays, out_arrays, std::tuple<>>::type;
+    if constexpr (checks<E>()) {
+      auto const specs = [&]<std::size_t... I, std::size_t... O>(std::index_sequence<I...>, std::index_sequence<O...>) {
+        return std::tuple{spec_value<I, InSpecs, typename std::tuple_element_t<I, InArrays>::shape_type>(in_)...,
+                          spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_arrays>::shape_type>(out_)...};
+      }(std::make_index_sequence<std::tuple_size_v<InArrays>>{}, std::make_index_sequence<num_outputs>{});
+      auto& core = *pallas::detail::current_core;
+      std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
+      pallas::detail::run_pipeline<E>(core, core_index, Cores, grid_, specs, refs, std::tuple<>{},
+                                      [&](auto const&... blocks) {
+                                        std::apply([&](auto const&... s) { kernel_(blocks..., s...); }, scratch);
+                                      });
+    }
+  }
+
   /// The plan a call with `args` (scalar-prefetch arrays first) runs with; it prints with <<.
   template <AnyArray... Args>
   auto plan(Args const&... args) const {

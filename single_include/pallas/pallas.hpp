@@ -6402,6 +6402,10 @@ struct fixed_string {
 
   /// From a string literal (implicit, so that `TensorCoreMesh<"core">` works).
   constexpr fixed_string(char const (&s)[N]) noexcept { std::copy_n(s, N, chars); }
+  /// The empty string, from `nullptr` (a replicated dimension in `pl::P<"x", nullptr>`).
+  constexpr fixed_string(std::nullptr_t) noexcept
+    requires(N == 1)
+  {}
 
   /// The characters, without the NUL.
   constexpr std::string_view view() const noexcept { return {chars, N - 1}; }
@@ -6416,6 +6420,9 @@ struct fixed_string {
   /// Prints the characters.
   friend std::ostream& operator<<(std::ostream& out, fixed_string const& s) { return out << s.view(); }
 };
+
+/// `nullptr` is the empty string.
+fixed_string(std::nullptr_t) -> fixed_string<1>;
 
 }  // namespace pallas
 // ---- end pallas/fixed_string.hpp ----
@@ -8906,6 +8913,8 @@ struct launch_info {
   std::string name;      ///< the kernel's name (pl::name(...)), else what launched it
   std::string who;       ///< "pl::kernel" or "pl::pallas_call"
   int num_cores = 1;         ///< the cores it ran on
+  int cores_per_chip = 0;    ///< pl::shard_map: each chip's cores (0: one chip)
+  int first_core = 0;        ///< pl::shard_map: the first core's number in the mesh (MPI: the rank's chip)
   std::int64_t begin_ns = 0;  ///< wall-clock start (steady_clock, ns)
   std::int64_t end_ns = 0;    ///< wall-clock end (steady_clock, ns)
   std::int64_t cpu_ns = -1;  ///< the launching thread's CPU time over the launch (core 0 runs there)
@@ -8946,7 +8955,8 @@ inline std::int64_t cpu_since(std::int64_t cpu_begin) {
 // ---- end pallas/trace/event.hpp ----
 // ---- begin pallas/trace/json.hpp ----
 // The trace as Chrome trace event JSON (Perfetto, chrome://tracing): one process per launch
-// (pid = the launch's number, named by process_name metadata), one thread per track of a
+// (pid = the launch's number, named by process_name metadata; a pl::shard_map's: one per
+// chip, its cores numbered on the chip, spans with a "chip" argument), one thread per track of a
 // core (its compute steps, each DMA lane), and a "launch" track spanning the whole launch.
 // Each span's args hold its launch, core, bytes, operand, grid point, wall and CPU time.
 
@@ -9028,15 +9038,63 @@ inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<
   return o;
 }
 
+/// Where a launch's core goes in the trace: one process per launch (pid = the launch's
+/// number), or for a pl::shard_map one process per chip, with the chip's own core numbers.
+class trace_processes {
+ public:
+  explicit trace_processes(std::vector<trace::launch_info> const& launches) {
+    for (auto const& l : launches) of_[l.id] = &l;
+  }
+  /// The chip of core `core` of launch `launch`, or -1 outside a device mesh.
+  int chip(std::uint64_t launch, int core) const {
+    auto const* l = info(launch);
+    return l && l->cores_per_chip > 0 ? (l->first_core + core) / l->cores_per_chip : -1;
+  }
+  /// The core's number on its chip.
+  int core_on_chip(std::uint64_t launch, int core) const {
+    auto const* l = info(launch);
+    return l && l->cores_per_chip > 0 ? (l->first_core + core) % l->cores_per_chip : core;
+  }
+  /// The process of a launch's core (a chip's: above every launch number).
+  std::uint64_t pid(std::uint64_t launch, int core) const {
+    int const c = chip(launch, core);
+    return c < 0 ? launch : chip_pid(launch, c);
+  }
+  static std::uint64_t chip_pid(std::uint64_t launch, int chip) {
+    return std::uint64_t{1} << 40 | launch << 12 | static_cast<std::uint64_t>(chip);
+  }
+  trace::launch_info const* info(std::uint64_t launch) const {
+    auto const it = of_.find(launch);
+    return it == of_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::map<std::uint64_t, trace::launch_info const*> of_;
+};
+
+/// "#3 ring (pl::shard_map) chip 1 (2 cores)".
+inline std::string chip_label(trace::launch_info const& l, int chip) {
+  std::string s = "#" + std::to_string(l.id) + " " + l.name;
+  if (l.who != l.name) s += " (" + l.who + ")";
+  return s + " chip " + std::to_string(chip) + " (" + std::to_string(l.cores_per_chip) +
+         (l.cores_per_chip == 1 ? " core)" : " cores)");
+}
+
 [[gnu::cold]] inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
   std::int64_t const origin = origin_of(evs, launches);
   auto const rows = tracks_of(evs);
+  trace_processes const procs(launches);
   // tid 0 of each process is its launch track; a core's tracks follow, numbered in order.
   std::map<std::uint64_t, std::string> processes;
-  for (auto const& l : launches) processes[l.id] = l.label();
+  for (auto const& l : launches)
+    if (l.cores_per_chip > 0)
+      for (int c = 0; c < l.num_cores; c += l.cores_per_chip)
+        processes[trace_processes::chip_pid(l.id, procs.chip(l.id, c))] = chip_label(l, procs.chip(l.id, c));
+    else
+      processes[l.id] = l.label();
   for (auto const& r : rows)
-    if (!processes.count(r.launch))
-      processes[r.launch] = r.launch == 0 ? "outside any launch" : "#" + std::to_string(r.launch);
+    if (!processes.count(procs.pid(r.launch, r.core)))
+      processes[procs.pid(r.launch, r.core)] = r.launch == 0 ? "outside any launch" : "#" + std::to_string(r.launch);
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   bool first = true;
   auto sep = [&] {
@@ -9056,14 +9114,18 @@ inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<
   std::map<std::uint64_t, int> next_tid;
   std::vector<int> tid(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    tid[r] = ++next_tid[rows[r].launch];
+    std::uint64_t const pid = procs.pid(rows[r].launch, rows[r].core);
+    tid[r] = ++next_tid[pid];
+    std::string label = rows[r].label;
+    if (procs.chip(rows[r].launch, rows[r].core) >= 0)  // the chip's own core number
+      label = "core " + std::to_string(procs.core_on_chip(rows[r].launch, rows[r].core)) +
+              label.substr(label.find(' ', 5));
     sep();
-    out << R"({"ph":"M","name":"thread_name","pid":)" << rows[r].launch << R"(,"tid":)" << tid[r]
-        << R"(,"args":{"name":")";
-    write_json_escaped(out, rows[r].label);
+    out << R"({"ph":"M","name":"thread_name","pid":)" << pid << R"(,"tid":)" << tid[r] << R"(,"args":{"name":")";
+    write_json_escaped(out, label);
     out << "\"}}";
     sep();
-    out << R"({"ph":"M","name":"thread_sort_index","pid":)" << rows[r].launch << R"(,"tid":)" << tid[r]
+    out << R"({"ph":"M","name":"thread_sort_index","pid":)" << pid << R"(,"tid":)" << tid[r]
         << R"(,"args":{"sort_index":)" << tid[r] << "}}";
   }
   auto times = [&](std::int64_t begin, std::int64_t end, std::int64_t cpu) {
@@ -9079,22 +9141,29 @@ inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<
     }
   };
   for (auto const& l : launches) {
-    sep();
-    out << R"({"ph":"X","pid":)" << l.id << R"(,"tid":0,"cat":"launch","name":")";
-    write_json_escaped(out, l.label());
-    out << '"';
-    times(l.begin_ns, l.end_ns, l.cpu_ns);
-    out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores << "}}";
+    int const step = l.cores_per_chip > 0 ? l.cores_per_chip : l.num_cores;
+    for (int c = 0; c < l.num_cores; c += step) {  // once per chip
+      sep();
+      out << R"({"ph":"X","pid":)" << procs.pid(l.id, c) << R"(,"tid":0,"cat":"launch","name":")";
+      write_json_escaped(out, l.label());
+      out << '"';
+      times(l.begin_ns, l.end_ns, l.cpu_ns);
+      out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores;
+      if (int const chip = procs.chip(l.id, c); chip >= 0) out << R"(,"chip":)" << chip;
+      out << "}}";
+    }
   }
   for (auto const& e : evs) {
     sep();
-    out << R"({"ph":"X","pid":)" << e.launch << R"(,"tid":)" << tid[index_of(rows, e)] << R"(,"cat":")";
+    out << R"({"ph":"X","pid":)" << procs.pid(e.launch, e.core) << R"(,"tid":)" << tid[index_of(rows, e)]
+        << R"(,"cat":")";
     write_json_escaped(out, e.category.empty() ? (e.dma ? "dma" : "compute") : e.category);
     out << R"(","name":")";
     write_json_escaped(out, e.name);
     out << '"';
     times(e.begin_ns, e.end_ns, e.cpu_ns);
-    out << R"(,"launch":)" << e.launch << R"(,"core":)" << e.core;
+    out << R"(,"launch":)" << e.launch << R"(,"core":)" << procs.core_on_chip(e.launch, e.core);
+    if (int const chip = procs.chip(e.launch, e.core); chip >= 0) out << R"(,"chip":)" << chip;
     if (e.bytes >= 0) out << R"(,"bytes":)" << e.bytes;
     if (!e.operand.empty()) {
       out << R"(,"operand":")";
@@ -9466,13 +9535,16 @@ inline std::uint64_t& launch_of_this_thread() {
 
 class launch_scope {
  public:
-  launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores) {
+  launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores, int cores_per_chip = 0,
+               int first_core = 0) {
     if (recorder::instance().enabled()) {
       active_ = true;
       info_.id = id;
       info_.who = std::string(who);
       info_.name = name.empty() ? info_.who : std::string(name);
       info_.num_cores = num_cores;
+      info_.cores_per_chip = cores_per_chip;
+      info_.first_core = first_core;
       info_.begin_ns = now_ns();
       info_.cpu_ns = thread_cpu_ns();
     }
@@ -10172,7 +10244,8 @@ class core_set {
                   void (*job)(void*, int)) {
     int const num_cores = config.num_cores;
     grow(num_cores);
-    detail::launch_scope traced(id, config.name, config.who, num_cores);
+    detail::launch_scope traced(id, config.name, config.who, num_cores, config.chips ? config.cores_per_chip : 0,
+                                config.first_core);
 
     launch_state state;
     state.num_cores = num_cores;
@@ -11682,6 +11755,8 @@ class kernel_fn {
   using scratch_list = boost::mp11::mp_list<Scratch...>;
   Body const& body() const noexcept { return body_; }
   Outs const& out_types() const noexcept { return outs_; }
+  /// pl::name(...), or empty.
+  std::string_view name() const noexcept { return name_; }
   /// @endcond
 
   /// Runs the body on every core of the mesh with the inputs' refs (read-only HBM), the
@@ -11854,6 +11929,8 @@ struct traced_copy_start {
   int lane = 0;
   std::int64_t begin_ns = 0, cpu_ns = 0;
   std::string operand, point;
+  char const* category = "async_copy";  ///< the span's category ("remote_copy": either side of one)
+  char const* what = "async copy";      ///< how its name starts
 };
 
 /// The copies started and not yet waited, of every core. Never destroyed (a kernel may run
@@ -11941,6 +12018,34 @@ inline void trace_copy_start(core_state const& core, std::atomic<std::int32_t> c
   traced_copy_starts::instance().add(std::move(s));
 }
 
+/// A remote copy's start (call with tracing on): a span on the sender's side, from here to
+/// its wait_send, and, when the receiving core is in this process, one on the receiver's,
+/// from here to its wait_recv.
+inline void trace_remote_copy_start(core_state const& sender, std::atomic<std::int32_t> const* send_cell,
+                                    core_state const* receiver, std::atomic<std::int32_t> const* recv_cell,
+                                    std::int32_t bytes, std::string const& to, std::string const& from) {
+  traced_copy_start s;
+  s.launch = sender.launch ? sender.launch->id : 0;
+  s.bytes = bytes;
+  s.point = trace_point(sender);
+  s.category = "remote_copy";
+  s.what = "remote copy";
+  s.begin_ns = detail::now_ns();
+  s.cpu_ns = detail::thread_cpu_ns();
+  if (receiver) {
+    traced_copy_start r = s;
+    r.core = receiver->index;
+    r.cell = recv_cell;
+    r.operand = from;
+    r.cpu_ns = -1;  // another thread's clock
+    traced_copy_starts::instance().add(std::move(r));
+  }
+  s.core = sender.index;
+  s.cell = send_cell;
+  s.operand = to;
+  traced_copy_starts::instance().add(std::move(s));
+}
+
 /// Records a wait from construction to destruction when tracing is on: the copy it consumes
 /// when this core started one on `cell` with `value` bytes (`dma`), else the wait itself.
 class traced_wait {
@@ -11971,8 +12076,8 @@ class traced_wait {
     std::uint64_t const launch = core_.launch ? core_.launch->id : 0;
     traced_copy_start hit;
     if (dma_ && traced_copy_starts::instance().take(launch, core_.index, cell_, value_, hit)) {
-      trace::event e = trace_event_on(core_, "async_copy", hit.lane);
-      e.name = "async copy " + hit.operand + " (" + std::to_string(hit.bytes) + " bytes)";
+      trace::event e = trace_event_on(core_, hit.category, hit.lane);
+      e.name = std::string(hit.what) + " " + hit.operand + " (" + std::to_string(hit.bytes) + " bytes)";
       e.bytes = hit.bytes;
       e.operand = std::move(hit.operand);
       e.point = std::move(hit.point);  // where it started
@@ -12577,14 +12682,24 @@ concept DeviceMesh = detail::is_device_mesh<T>::value;
 // of each input, and fills only that chip's entry of each output (the others stay
 // unwritten). pl::local_chips<Mesh>() says which entries are this process's, in both
 // backends, so the code that checks results is the same.
+//
+// The per-chip function may be a pl::pallas_call instead of a pl::kernel: each chip's cores
+// run its grid over the chip's shards (pallas_call_fn::run_on_core).
+//
+// The PartitionSpec form, `pl::shard_map<Mesh>(kernel, pl::shard_in_specs<pl::P<"x">>,
+// pl::shard_out_specs<pl::P<"x">>)(x)`, takes global Arrays, gives each chip its block
+// (tpu/partition_spec.hpp) and returns the global outputs; under PALLAS_USE_MPI each rank
+// reads its block of the (whole) global inputs and fills only its block of each output.
 
 #include <cstdint>
 #include <exception>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
 // ---- begin pallas/detail/runtime/mpi_transport.hpp ----
@@ -12950,6 +13065,172 @@ class mpi_transport final : public chip_transport {
 
 #endif  // PALLAS_USE_MPI
 // ---- end pallas/detail/runtime/mpi_transport.hpp ----
+// ---- begin pallas/tpu/partition_spec.hpp ----
+// `jax.sharding.PartitionSpec` for pl::shard_map: which mesh axis splits each dimension of
+// a global array.
+//
+//   pl::P<"x">            // dim 0 split over mesh axis 'x', the others whole on every chip
+//   pl::P<nullptr, "x">   // dim 0 whole (replicated), dim 1 split over 'x'
+//   pl::P<"x", "y">       // on a 2-D mesh: dim 0 over 'x', dim 1 over 'y'
+//   pl::P<>               // replicated: every chip sees the whole array
+//
+// A spec shorter than the array's rank leaves the remaining dimensions whole, as in jax.
+// Chip c's shard of a dimension split over axis a is the block numbered by c's coordinate
+// on a (device_mesh.hpp numbers chips row-major).
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+
+namespace pallas {
+
+/// `jax.sharding.PartitionSpec(...)`: one entry per leading dimension, a mesh axis name or
+/// `nullptr` (that dimension replicated).
+template <fixed_string... Axes>
+struct P {
+  static constexpr std::size_t size = sizeof...(Axes);  ///< the dimensions it names
+  static constexpr std::array<std::string_view, sizeof...(Axes)> axes{Axes.view()...};  ///< "" = replicated
+};
+
+/// `in_specs=(P(...), ...)` of pl::shard_map: one pl::P per input.
+template <class... Specs>
+struct shard_in_specs_t {};
+/// `in_specs=(P(...), ...)` of pl::shard_map: one pl::P per input.
+template <class... Specs>
+inline constexpr shard_in_specs_t<Specs...> shard_in_specs{};
+
+/// `out_specs=(P(...), ...)` of pl::shard_map: one pl::P per output of the kernel.
+template <class... Specs>
+struct shard_out_specs_t {};
+/// `out_specs=(P(...), ...)` of pl::shard_map: one pl::P per output of the kernel.
+template <class... Specs>
+inline constexpr shard_out_specs_t<Specs...> shard_out_specs{};
+
+namespace detail {
+
+template <class T>
+struct is_partition_spec : std::false_type {};
+template <fixed_string... A>
+struct is_partition_spec<P<A...>> : std::true_type {};
+
+/// The mesh axis (its position in Mesh) that splits dimension d under Spec, or -1.
+template <DeviceMesh Mesh, class Spec>
+constexpr int spec_axis(std::size_t d) {
+  if (d >= Spec::size || Spec::axes[d].empty()) return -1;
+  for (int a = 0; a < Mesh::num_axes; ++a)
+    if (Mesh::axis_names[static_cast<std::size_t>(a)] == Spec::axes[d]) return a;
+  return -2;
+}
+
+/// Spec is well formed for a rank-Rank array on Mesh (static_asserts say what is wrong).
+template <DeviceMesh Mesh, class Spec, std::size_t Rank>
+constexpr bool check_spec() {
+  static_assert(is_partition_spec<Spec>::value, "pallas::shard_map: every in/out spec must be a pl::P<...>");
+  static_assert(Spec::size <= Rank, "pallas::shard_map: a PartitionSpec has more entries than its array has dimensions");
+  constexpr bool known = [] {
+    for (std::size_t d = 0; d < Spec::size; ++d)
+      if (spec_axis<Mesh, Spec>(d) == -2) return false;
+    return true;
+  }();
+  static_assert(known, "pallas::shard_map: a PartitionSpec names an axis the device mesh does not have");
+  constexpr bool distinct = [] {
+    for (std::size_t d = 0; d < Spec::size; ++d)
+      for (std::size_t e = d + 1; e < Spec::size; ++e)
+        if (!Spec::axes[d].empty() && Spec::axes[d] == Spec::axes[e]) return false;
+    return true;
+  }();
+  static_assert(distinct, "pallas::shard_map: a PartitionSpec names one mesh axis for two dimensions");
+  return true;
+}
+
+/// How many chips split dimension d under Spec (1: replicated).
+template <DeviceMesh Mesh, class Spec>
+constexpr int spec_split(std::size_t d) {
+  int const a = spec_axis<Mesh, Spec>(d);
+  return a < 0 ? 1 : Mesh::axis_sizes[static_cast<std::size_t>(a)];
+}
+
+/// A dimension of Size elements split over MeshAxisSize chips: a compile-time error naming
+/// the dimension, its size and the axis size when they do not divide (a function, so that
+/// the failure is the only error: the shard's type below does not depend on it).
+template <std::size_t Dimension, index_t Size, int MeshAxisSize>
+constexpr void check_shard_extent() {
+  static_assert(Size % MeshAxisSize == 0,
+                "pallas::shard_map: a sharded dimension's size is not a multiple of its mesh axis' size "
+                "(check_shard_extent<Dimension, Size, MeshAxisSize>)");
+}
+
+template <DeviceMesh Mesh, class Spec, class Global, class = std::make_index_sequence<Global::rank()>>
+struct shard_array;
+/// The Array each chip sees of a global Array<T, D...> split by Spec.
+template <DeviceMesh Mesh, class Spec, class T, index_t... D, std::size_t... I>
+struct shard_array<Mesh, Spec, Array<T, D...>, std::index_sequence<I...>> {
+  static_assert(check_spec<Mesh, Spec, sizeof...(D)>());
+  using type = Array<T, (D / spec_split<Mesh, Spec>(I))...>;  ///< one chip's shard
+  /// Every split dimension divides (compile-time errors otherwise).
+  static constexpr void check() { (check_shard_extent<I, D, spec_split<Mesh, Spec>(I)>(), ...); }
+};
+
+template <DeviceMesh Mesh, class Spec, class Shard, class = std::make_index_sequence<Shard::rank()>>
+struct global_array;
+/// The global Array assembled from per-chip Array<T, D...> shards laid out by Spec.
+template <DeviceMesh Mesh, class Spec, class T, index_t... D, std::size_t... I>
+struct global_array<Mesh, Spec, Array<T, D...>, std::index_sequence<I...>> {
+  static_assert(check_spec<Mesh, Spec, sizeof...(D)>());
+  using type = Array<T, (D * spec_split<Mesh, Spec>(I))...>;  ///< the whole array
+};
+
+/// Chip `chip`'s coordinate on every axis of Mesh (row-major, last axis fastest).
+template <DeviceMesh Mesh>
+std::array<int, 3> chip_coordinates(int chip) {
+  std::array<int, 3> coords{};
+  for (int a = Mesh::num_axes; a-- > 0;) {
+    coords[static_cast<std::size_t>(a)] = chip % Mesh::axis_sizes[static_cast<std::size_t>(a)];
+    chip /= Mesh::axis_sizes[static_cast<std::size_t>(a)];
+  }
+  return coords;
+}
+
+/// Calls f(k, g) for every element of chip `chip`'s shard under Spec: k its index in the
+/// shard, g in the global array (both row-major).
+template <DeviceMesh Mesh, class Spec, class Global, class Shard, class F>
+void for_each_shard_element(Global const& global, Shard const& shard, int chip, F f) {
+  constexpr std::size_t rank = Shard::rank();
+  auto const coords = chip_coordinates<Mesh>(chip);
+  std::array<index_t, rank> offset{};
+  for (std::size_t d = 0; d < rank; ++d)
+    if (int const a = spec_axis<Mesh, Spec>(d); a >= 0) offset[d] = coords[static_cast<std::size_t>(a)] * shard.extent(d);
+  std::array<index_t, rank> ix{};
+  for (index_t k = 0; k < shard.size(); ++k) {
+    index_t g = 0;
+    for (std::size_t d = 0; d < rank; ++d) g = g * global.extent(d) + offset[d] + ix[d];
+    f(k, g);
+    for (std::size_t r = rank; r-- > 0;) {  // advance the multi-index, last fastest
+      if (++ix[r] < shard.extent(r)) break;
+      ix[r] = 0;
+    }
+  }
+}
+
+/// Whether chip `chip` is the one that writes its block of an output laid out by Spec: its
+/// coordinate is 0 on every mesh axis Spec does not name (a replicated output is chip 0's).
+template <DeviceMesh Mesh, class Spec>
+bool writes_global_block(int chip) {
+  auto const coords = chip_coordinates<Mesh>(chip);
+  for (int a = 0; a < Mesh::num_axes; ++a) {
+    bool named = false;
+    for (std::size_t d = 0; d < Spec::size; ++d) named = named || Spec::axes[d] == Mesh::axis_names[static_cast<std::size_t>(a)];
+    if (!named && coords[static_cast<std::size_t>(a)] != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace detail
+}  // namespace pallas
+// ---- end pallas/tpu/partition_spec.hpp ----
 
 namespace pallas {
 
@@ -12994,10 +13275,17 @@ class shard_map_fn {
   /// Runs the kernel on every chip of the mesh at once, chip c with `inputs[c]...`; the
   /// first error on any chip is rethrown here.
   auto operator()(std::vector<Inputs> const&... inputs) const {
-    return run(typename Kernel::scratch_list{}, inputs...);
+    if constexpr (runs_own_grid)
+      return run(boost::mp11::mp_list<>{}, inputs...);  // the pallas_call allocates its scratch
+    else
+      return run(typename Kernel::scratch_list{}, inputs...);
   }
 
  private:
+  // A pl::pallas_call as the per-chip function: each chip's cores run its grid on the chip's
+  // shards (a pallas_call inside jax.shard_map); a pl::kernel has a body instead.
+  static constexpr bool runs_own_grid = !requires { typename Kernel::scratch_list; };
+
   template <class... Scratch, class... Inputs>
   auto run(boost::mp11::mp_list<Scratch...>, std::vector<Inputs> const&... inputs) const {
     using core_mesh = typename Kernel::mesh_type;
@@ -13055,7 +13343,11 @@ class shard_map_fn {
     config.first_core = first_chip * per_chip;
     config.chips = &chips;
     config.who = "pl::shard_map";
-    auto const& body = kernel_.body();
+    config.name = kernel_.name();  // the trace's process names
+    auto const& body = [&]() -> auto const& {
+      if constexpr (runs_own_grid) return kernel_;  // unused
+      else return kernel_.body();
+    }();
     auto run_cores = [&](auto&& join) {
       detail::device::instance().launch(config, [&](int index) {
         auto& core = *detail::current_core;
@@ -13065,7 +13357,11 @@ class shard_map_fn {
         std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
         detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
         join(core);
-        std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
+        auto const& chip_refs = refs[static_cast<std::size_t>(index / per_chip)];
+        if constexpr (runs_own_grid)
+          kernel_.template run_on_core<std::tuple<Inputs...>>(index % per_chip, chip_refs);
+        else
+          std::apply(body, std::tuple_cat(chip_refs, scratch));
         detail::finish_core(core);
       });
     };
@@ -13109,6 +13405,86 @@ class shard_map_fn {
 template <DeviceMesh ChipMesh, class Kernel>
 auto shard_map(Kernel const& kernel) {
   return shard_map_fn<ChipMesh, Kernel>(kernel);
+}
+
+template <DeviceMesh ChipMesh, class Kernel, class InSpecs, class OutSpecs>
+class shard_map_specs_fn;
+
+/// What `pl::shard_map<Mesh>(kernel, pl::shard_in_specs<...>, pl::shard_out_specs<...>)`
+/// returns: call it with one global Array per input; it returns the global outputs (one
+/// Array, or a std::tuple of them).
+template <DeviceMesh ChipMesh, class Kernel, class... InSpecs, class... OutSpecs>
+class shard_map_specs_fn<ChipMesh, Kernel, shard_in_specs_t<InSpecs...>, shard_out_specs_t<OutSpecs...>> {
+  using outs_type = std::remove_cvref_t<decltype(std::declval<Kernel const&>().out_types())>;
+  static_assert(sizeof...(OutSpecs) == std::tuple_size_v<outs_type>,
+                "pallas::shard_map: give one out spec (pl::P) per output of the kernel");
+
+ public:
+  /// The pl::kernel to run on every chip.
+  explicit shard_map_specs_fn(Kernel const& kernel) : per_chip_(kernel) {}
+
+  /// Splits each global input by its spec, runs the kernel on every chip with its shards,
+  /// and assembles the global outputs from the chips' outputs.
+  template <AnyArray... Globals>
+    requires(Globals::shape_type::is_static && ...)
+  auto operator()(Globals const&... globals) const {
+    static_assert(sizeof...(Globals) == sizeof...(InSpecs), "pallas::shard_map: give one in spec (pl::P) per input");
+    auto const chip_range = detail::local_chip_range<ChipMesh>();
+    int const first = chip_range.first, last = chip_range.second;  // lambdas capture no bindings before clang 16
+    auto shards_of = [&]<class Spec, class Global>(std::type_identity<Spec>, Global const& global) {
+      using shard_array = detail::shard_array<ChipMesh, Spec, Global>;
+      shard_array::check();
+      using shard_type = typename shard_array::type;
+      std::vector<shard_type> shards(static_cast<std::size_t>(ChipMesh::num_chips));
+      for (int c = first; c < last; ++c) {
+        auto& shard = shards[static_cast<std::size_t>(c)];
+        detail::for_each_shard_element<ChipMesh, Spec>(global, shard, c,
+                                                       [&](index_t k, index_t g) { shard.data()[k] = global.data()[g]; });
+      }
+      return shards;
+    };
+    auto const per_chip = per_chip_(shards_of(std::type_identity<InSpecs>{}, globals)...);
+
+    constexpr std::size_t num_outs = sizeof...(OutSpecs);
+    auto assemble = [&]<std::size_t O>(std::integral_constant<std::size_t, O>) {
+      using spec = boost::mp11::mp_at_c<boost::mp11::mp_list<OutSpecs...>, O>;
+      using shard_type = typename std::tuple_element_t<O, outs_type>::array_type;
+      using global_type = typename detail::global_array<ChipMesh, spec, shard_type>::type;
+      global_type global(uninitialized);
+      detail::poison(global);  // under PALLAS_USE_MPI, the other ranks' blocks
+      for (int c = first; c < last; ++c) {
+        // In process one chip writes each block (coordinate 0 on the axes the spec leaves
+        // out); under PALLAS_USE_MPI the rank's chip writes its own.
+        if (last - first != ChipMesh::num_chips || detail::writes_global_block<ChipMesh, spec>(c)) {
+          auto const& chip_outs = per_chip[static_cast<std::size_t>(c)];
+          auto const& shard = [&]() -> shard_type const& {
+            if constexpr (num_outs == 1) return chip_outs;
+            else return std::get<O>(chip_outs);
+          }();
+          detail::for_each_shard_element<ChipMesh, spec>(global, shard, c,
+                                                         [&](index_t k, index_t g) { global.data()[g] = shard.data()[k]; });
+        }
+      }
+      return global;
+    };
+    return [&]<std::size_t... O>(std::index_sequence<O...>) {
+      if constexpr (num_outs == 1) return assemble(std::integral_constant<std::size_t, 0>{});
+      else return std::tuple{assemble(std::integral_constant<std::size_t, O>{})...};
+    }(std::make_index_sequence<num_outs>{});
+  }
+
+ private:
+  shard_map_fn<ChipMesh, Kernel> per_chip_;
+};
+
+/// `jax.shard_map(kernel, mesh=ChipMesh, in_specs=..., out_specs=...)` over global arrays:
+/// `pl::shard_map<pl::device_mesh<"x", 4>>(kernel, pl::shard_in_specs<pl::P<"x">>,
+/// pl::shard_out_specs<pl::P<"x">>)(x)` splits x's dim 0 in 4 and concatenates the chips'
+/// outputs along dim 0 (tpu/partition_spec.hpp). Static shapes; a dimension that its axis
+/// does not divide is a compile-time error.
+template <DeviceMesh ChipMesh, class Kernel, class... InSpecs, class... OutSpecs>
+auto shard_map(Kernel const& kernel, shard_in_specs_t<InSpecs...>, shard_out_specs_t<OutSpecs...>) {
+  return shard_map_specs_fn<ChipMesh, Kernel, shard_in_specs_t<InSpecs...>, shard_out_specs_t<OutSpecs...>>(kernel);
 }
 
 }  // namespace pallas
@@ -13286,8 +13662,12 @@ class async_remote_copy_descriptor {
     if (t.recv_offset < 0 || t.recv_offset >= core.semaphores.capacity())
       d::fail("pallas::make_async_remote_copy: the receive semaphore must be a kernel's scratch or run_scoped "
               "semaphore (on ", d::core_name(core), ')');
-    if (!launch.chips->transport->in_this_process(target))  // a chip of another process (MPI)
+    if (!launch.chips->transport->in_this_process(target)) {  // a chip of another process (MPI)
+      if (trace::enabled())  // the sender's side only: the receiver's wait is another process's
+        d::trace_remote_copy_start(core, &send_.data()->count, nullptr, nullptr, bytes(),
+                                   "to mesh core " + std::to_string(target), {});
       return launch.chips->transport->start_elsewhere(core, t.task, &send_.data()->count, target, t.recv_offset);
+    }
     d::core_state& other = d::core_of_launch(launch, target);
     t.task.dst = d::translate_to_core(core, dst_.data(), other);
     if (!t.task.dst)
@@ -13298,6 +13678,9 @@ class async_remote_copy_descriptor {
     t.send = &send_.data()->count;
     t.sender = core.index;
     t.target = target;
+    if (trace::enabled())
+      d::trace_remote_copy_start(core, t.send, &other, t.recv, bytes(), "to " + d::core_name(other),
+                                 "from " + d::core_name(core));
     if constexpr (checked_mode) {
       // The receiver must not touch the destination before its wait_recv.
       other.checked.add_incoming(t.task.dst_region(), t.recv,
@@ -13319,11 +13702,13 @@ class async_remote_copy_descriptor {
   /// Blocks until the send semaphore holds this copy's byte count (the sender's side).
   void wait_send(pallas::detail::place where = pallas::detail::place::here()) const {
     auto& core = pallas::detail::this_core("async_remote_copy.wait_send");
+    pallas::detail::traced_wait traced(core, &send_.data()->count, bytes(), "async_remote_copy.wait_send", true);
     core.dma.wait(core, send_.data()->count, bytes(), "async_remote_copy.wait_send", where);
   }
   /// Blocks until the receive semaphore holds this copy's byte count (the receiver's side).
   void wait_recv(pallas::detail::place where = pallas::detail::place::here()) const {
     auto& core = pallas::detail::this_core("async_remote_copy.wait_recv");
+    pallas::detail::traced_wait traced(core, &recv_.data()->count, bytes(), "async_remote_copy.wait_recv", true);
     core.dma.wait(core, recv_.data()->count, bytes(), "async_remote_copy.wait_recv", where);
   }
   /// wait_send() then wait_recv().
@@ -18397,6 +18782,38 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
                   std::make_index_sequence<num_outputs>{});
     } else {
       return placeholder_outputs();
+    }
+  }
+
+  /// The cores of one chip this call runs on, as a mesh (pl::shard_map launches it on every
+  /// chip's cores).
+  using mesh_type = tpu::TensorCoreMesh<"core", Cores>;
+  /// The outputs' ShapeDtypeStructs.
+  Outs const& out_types() const noexcept { return outs_; }
+  /// pl::name(...), or empty.
+  std::string_view name() const noexcept { return name_; }
+
+  /// Runs core `core_index`'s part of the grid inside a launch that already runs on every
+  /// core (pl::shard_map's, one chip at a time), over `refs`: the inputs' read-only HBM refs
+  /// (of InArrays, a std::tuple of Array types), then the outputs'. No scalar prefetch and
+  /// no aliases (their arrays are the caller's, not the chip's).
+  template <class InArrays, class Refs>
+  void run_on_core(int core_index, Refs const& refs) const {
+    static_assert(NumPrefetch == 0 && std::size(Aliases::entries) == 0,
+                  "pallas::shard_map: a pallas_call run per chip takes no scalar prefetch and no input_output_aliases");
+    using out_arrays = typename pallas::detail::out_arrays_of<Outs>::type;
+    using E = typename engine_of<InArrays, out_arrays, std::tuple<>>::type;
+    if constexpr (checks<E>()) {
+      auto const specs = [&]<std::size_t... I, std::size_t... O>(std::index_sequence<I...>, std::index_sequence<O...>) {
+        return std::tuple{spec_value<I, InSpecs, typename std::tuple_element_t<I, InArrays>::shape_type>(in_)...,
+                          spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_arrays>::shape_type>(out_)...};
+      }(std::make_index_sequence<std::tuple_size_v<InArrays>>{}, std::make_index_sequence<num_outputs>{});
+      auto& core = *pallas::detail::current_core;
+      std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
+      pallas::detail::run_pipeline<E>(core, core_index, Cores, grid_, specs, refs, std::tuple<>{},
+                                      [&](auto const&... blocks) {
+                                        std::apply([&](auto const&... s) { kernel_(blocks..., s...); }, scratch);
+                                      });
     }
   }
 

@@ -236,6 +236,28 @@ TEST_CASE("mpi: ring all-reduce gives every chip the sum over chips", "[mpi]") {
   });
 }
 
+TEST_CASE("mpi: with PartitionSpecs each rank reads its block of the global input and fills its block of the output",
+          "[mpi]") {
+  on_world_mesh([]<int N>() {
+    auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 2, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>,
+                             pl::scratch_types<pltpu::SemaphoreType::DMA<>, pltpu::SemaphoreType::DMA<>>)(
+        [](auto in, auto out, auto send_sem, auto recv_sem) {
+          pl::index_t const right = (pl::axis_index<"x">() + 1) % N;
+          auto copy = pltpu::make_async_remote_copy(in, out, send_sem, recv_sem, {right}, pltpu::DeviceIdType::MESH);
+          copy.start();
+          copy.wait();
+        });
+    pl::Array<float, 2 * N, 128> x;
+    for (pl::index_t k = 0; k < x.size(); ++k) x.data()[k] = static_cast<float>((k * 7) % 4093);
+    using spec = pl::P<"x">;
+    auto const y = pl::shard_map<pl::device_mesh<"x", N>>(kernel, pl::shard_in_specs<spec>, pl::shard_out_specs<spec>)(x);
+    int const d = pl::detail::mpi_world::get().rank;
+    int const left = (d + N - 1) % N;
+    for (pl::index_t i = 0; i < 2; ++i)
+      for (pl::index_t j = 0; j < 128; ++j) REQUIRE(y(2 * d + i, j) == x(2 * left + i, j));
+  });
+}
+
 TEST_CASE("mpi: a mesh whose chip count is not the world size is a pallas::error on every rank", "[mpi]") {
   on_world_mesh<1>([]<int N>() {
     auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>>,

@@ -501,3 +501,66 @@ TEST_CASE("trace: an unwritable path or an empty trace warns instead of staying 
   CHECK(root["traceEvents"].array().empty());
   std::remove(empty.c_str());
 }
+
+TEST_CASE("trace: a pl::shard_map is one process per chip, with its cores and both sides of each remote copy",
+          "[trace]") {
+  // A right permute on 2 chips of 2 cores: core k of each chip sends row k to core k of the
+  // other chip.
+  auto permute = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 2, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 2>>,
+                            pl::scratch_types<pltpu::SemaphoreType::DMA<>, pltpu::SemaphoreType::DMA<>>,
+                            pl::name("permute"))([](auto in, auto out, auto send, auto recv) {
+    pl::index_t const core = pl::axis_index<"core">();
+    pl::index_t const right = (pl::axis_index<"x">() + 1) % 2;
+    auto copy = pltpu::make_async_remote_copy(in.at(pl::ds<1>(core)), out.at(pl::ds<1>(core)), send, recv, {right},
+                                              pltpu::DeviceIdType::MESH);
+    copy.start();
+    copy.wait();
+  });
+  std::vector<pl::Array<float, 2, 128>> xs{pl::Array<float, 2, 128>::full(1.0f), pl::Array<float, 2, 128>::full(2.0f)};
+  {
+    tracing on;
+    auto const ys = pl::shard_map<pl::device_mesh<"x", 2>>(permute)(xs);
+    CHECK(ys[0](1, 5) == 2.0f);
+    CHECK(ys[1](0, 5) == 1.0f);
+  }
+  REQUIRE(pl::trace::launches().size() == 1);
+  std::string const launch = "#" + std::to_string(pl::trace::launches()[0].id);
+
+  std::map<double, std::string> process_names;
+  std::map<double, std::set<std::string>> tracks;            // thread names by pid
+  std::map<double, std::set<double>> cores;                  // span cores by pid
+  std::map<double, std::multiset<std::string>> remote;       // remote copy span names by pid
+  std::map<double, int> launch_spans, chip_of;
+  for (auto const& e : written_trace()) {
+    std::string const ph = e["ph"].str();
+    double const pid = e["pid"].num();
+    if (ph == "M" && e["name"].str() == "process_name") process_names[pid] = e["args"]["name"].str();
+    if (ph == "M" && e["name"].str() == "thread_name") tracks[pid].insert(e["args"]["name"].str());
+    if (ph != "X") continue;
+    chip_of[pid] = static_cast<int>(e["args"]["chip"].num());
+    if (e["cat"].str() == "launch") {
+      ++launch_spans[pid];
+      continue;
+    }
+    cores[pid].insert(e["args"]["core"].num());
+    if (e["cat"].str() == "remote_copy") remote[pid].insert(e["name"].str());
+  }
+  REQUIRE(process_names.size() == 2);
+  for (auto const& [pid, name] : process_names) {
+    int const chip = chip_of[pid];
+    int const other = 1 - chip;
+    CHECK(name == launch + " permute (pl::shard_map) chip " + std::to_string(chip) + " (2 cores)");
+    CHECK(launch_spans[pid] == 1);
+    CHECK(cores[pid] == std::set<double>{0, 1});
+    CHECK(tracks[pid].count("launch") == 1);
+    for (int k = 0; k < 2; ++k) {
+      bool found = false;
+      for (auto const& t : tracks[pid]) found = found || t.rfind("core " + std::to_string(k) + " DMA", 0) == 0;
+      CHECK(found);
+      std::string const row = " core " + std::to_string(k) + " (512 bytes)";
+      CHECK(remote[pid].count("remote copy to chip " + std::to_string(other) + row) == 1);    // sender
+      CHECK(remote[pid].count("remote copy from chip " + std::to_string(other) + row) == 1);  // receiver
+    }
+    CHECK(remote[pid].size() == 4);
+  }
+}

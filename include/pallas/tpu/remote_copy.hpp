@@ -40,6 +40,7 @@
 #include <pallas/detail/runtime/dma_engine_ops.hpp>
 #include <pallas/detail/runtime/dma_task.hpp>
 #include <pallas/detail/runtime/random_order.hpp>
+#include <pallas/detail/runtime/trace_hooks.hpp>
 #include <pallas/error.hpp>
 #include <pallas/ref.hpp>
 #include <pallas/tpu/semaphore.hpp>
@@ -183,8 +184,12 @@ class async_remote_copy_descriptor {
     if (t.recv_offset < 0 || t.recv_offset >= core.semaphores.capacity())
       d::fail("pallas::make_async_remote_copy: the receive semaphore must be a kernel's scratch or run_scoped "
               "semaphore (on ", d::core_name(core), ')');
-    if (!launch.chips->transport->in_this_process(target))  // a chip of another process (MPI)
+    if (!launch.chips->transport->in_this_process(target)) {  // a chip of another process (MPI)
+      if (trace::enabled())  // the sender's side only: the receiver's wait is another process's
+        d::trace_remote_copy_start(core, &send_.data()->count, nullptr, nullptr, bytes(),
+                                   "to mesh core " + std::to_string(target), {});
       return launch.chips->transport->start_elsewhere(core, t.task, &send_.data()->count, target, t.recv_offset);
+    }
     d::core_state& other = d::core_of_launch(launch, target);
     t.task.dst = d::translate_to_core(core, dst_.data(), other);
     if (!t.task.dst)
@@ -195,6 +200,9 @@ class async_remote_copy_descriptor {
     t.send = &send_.data()->count;
     t.sender = core.index;
     t.target = target;
+    if (trace::enabled())
+      d::trace_remote_copy_start(core, t.send, &other, t.recv, bytes(), "to " + d::core_name(other),
+                                 "from " + d::core_name(core));
     if constexpr (checked_mode) {
       // The receiver must not touch the destination before its wait_recv.
       other.checked.add_incoming(t.task.dst_region(), t.recv,
@@ -216,11 +224,13 @@ class async_remote_copy_descriptor {
   /// Blocks until the send semaphore holds this copy's byte count (the sender's side).
   void wait_send(pallas::detail::place where = pallas::detail::place::here()) const {
     auto& core = pallas::detail::this_core("async_remote_copy.wait_send");
+    pallas::detail::traced_wait traced(core, &send_.data()->count, bytes(), "async_remote_copy.wait_send", true);
     core.dma.wait(core, send_.data()->count, bytes(), "async_remote_copy.wait_send", where);
   }
   /// Blocks until the receive semaphore holds this copy's byte count (the receiver's side).
   void wait_recv(pallas::detail::place where = pallas::detail::place::here()) const {
     auto& core = pallas::detail::this_core("async_remote_copy.wait_recv");
+    pallas::detail::traced_wait traced(core, &recv_.data()->count, bytes(), "async_remote_copy.wait_recv", true);
     core.dma.wait(core, recv_.data()->count, bytes(), "async_remote_copy.wait_recv", where);
   }
   /// wait_send() then wait_recv().

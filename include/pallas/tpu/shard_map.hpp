@@ -23,14 +23,24 @@
 // of each input, and fills only that chip's entry of each output (the others stay
 // unwritten). pl::local_chips<Mesh>() says which entries are this process's, in both
 // backends, so the code that checks results is the same.
+//
+// The per-chip function may be a pl::pallas_call instead of a pl::kernel: each chip's cores
+// run its grid over the chip's shards (pallas_call_fn::run_on_core).
+//
+// The PartitionSpec form, `pl::shard_map<Mesh>(kernel, pl::shard_in_specs<pl::P<"x">>,
+// pl::shard_out_specs<pl::P<"x">>)(x)`, takes global Arrays, gives each chip its block
+// (tpu/partition_spec.hpp) and returns the global outputs; under PALLAS_USE_MPI each rank
+// reads its block of the (whole) global inputs and fills only its block of each output.
 
 #include <cstdint>
 #include <exception>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
 #include <pallas/array.hpp>
@@ -42,6 +52,7 @@
 #include <pallas/error.hpp>
 #include <pallas/kernel.hpp>
 #include <pallas/tpu/device_mesh.hpp>
+#include <pallas/tpu/partition_spec.hpp>
 #include <pallas/tpu/semaphore.hpp>
 
 namespace pallas {
@@ -87,10 +98,17 @@ class shard_map_fn {
   /// Runs the kernel on every chip of the mesh at once, chip c with `inputs[c]...`; the
   /// first error on any chip is rethrown here.
   auto operator()(std::vector<Inputs> const&... inputs) const {
-    return run(typename Kernel::scratch_list{}, inputs...);
+    if constexpr (runs_own_grid)
+      return run(boost::mp11::mp_list<>{}, inputs...);  // the pallas_call allocates its scratch
+    else
+      return run(typename Kernel::scratch_list{}, inputs...);
   }
 
  private:
+  // A pl::pallas_call as the per-chip function: each chip's cores run its grid on the chip's
+  // shards (a pallas_call inside jax.shard_map); a pl::kernel has a body instead.
+  static constexpr bool runs_own_grid = !requires { typename Kernel::scratch_list; };
+
   template <class... Scratch, class... Inputs>
   auto run(boost::mp11::mp_list<Scratch...>, std::vector<Inputs> const&... inputs) const {
     using core_mesh = typename Kernel::mesh_type;
@@ -148,7 +166,11 @@ class shard_map_fn {
     config.first_core = first_chip * per_chip;
     config.chips = &chips;
     config.who = "pl::shard_map";
-    auto const& body = kernel_.body();
+    config.name = kernel_.name();  // the trace's process names
+    auto const& body = [&]() -> auto const& {
+      if constexpr (runs_own_grid) return kernel_;  // unused
+      else return kernel_.body();
+    }();
     auto run_cores = [&](auto&& join) {
       detail::device::instance().launch(config, [&](int index) {
         auto& core = *detail::current_core;
@@ -158,7 +180,11 @@ class shard_map_fn {
         std::tuple<typename Scratch::ref_type...> scratch{Scratch::allocate(core)...};
         detail::start_barrier(core);  // no chip's copy lands in a chip that has not allocated
         join(core);
-        std::apply(body, std::tuple_cat(refs[static_cast<std::size_t>(index / per_chip)], scratch));
+        auto const& chip_refs = refs[static_cast<std::size_t>(index / per_chip)];
+        if constexpr (runs_own_grid)
+          kernel_.template run_on_core<std::tuple<Inputs...>>(index % per_chip, chip_refs);
+        else
+          std::apply(body, std::tuple_cat(chip_refs, scratch));
         detail::finish_core(core);
       });
     };
@@ -202,6 +228,86 @@ class shard_map_fn {
 template <DeviceMesh ChipMesh, class Kernel>
 auto shard_map(Kernel const& kernel) {
   return shard_map_fn<ChipMesh, Kernel>(kernel);
+}
+
+template <DeviceMesh ChipMesh, class Kernel, class InSpecs, class OutSpecs>
+class shard_map_specs_fn;
+
+/// What `pl::shard_map<Mesh>(kernel, pl::shard_in_specs<...>, pl::shard_out_specs<...>)`
+/// returns: call it with one global Array per input; it returns the global outputs (one
+/// Array, or a std::tuple of them).
+template <DeviceMesh ChipMesh, class Kernel, class... InSpecs, class... OutSpecs>
+class shard_map_specs_fn<ChipMesh, Kernel, shard_in_specs_t<InSpecs...>, shard_out_specs_t<OutSpecs...>> {
+  using outs_type = std::remove_cvref_t<decltype(std::declval<Kernel const&>().out_types())>;
+  static_assert(sizeof...(OutSpecs) == std::tuple_size_v<outs_type>,
+                "pallas::shard_map: give one out spec (pl::P) per output of the kernel");
+
+ public:
+  /// The pl::kernel to run on every chip.
+  explicit shard_map_specs_fn(Kernel const& kernel) : per_chip_(kernel) {}
+
+  /// Splits each global input by its spec, runs the kernel on every chip with its shards,
+  /// and assembles the global outputs from the chips' outputs.
+  template <AnyArray... Globals>
+    requires(Globals::shape_type::is_static && ...)
+  auto operator()(Globals const&... globals) const {
+    static_assert(sizeof...(Globals) == sizeof...(InSpecs), "pallas::shard_map: give one in spec (pl::P) per input");
+    auto const chip_range = detail::local_chip_range<ChipMesh>();
+    int const first = chip_range.first, last = chip_range.second;  // lambdas capture no bindings before clang 16
+    auto shards_of = [&]<class Spec, class Global>(std::type_identity<Spec>, Global const& global) {
+      using shard_array = detail::shard_array<ChipMesh, Spec, Global>;
+      shard_array::check();
+      using shard_type = typename shard_array::type;
+      std::vector<shard_type> shards(static_cast<std::size_t>(ChipMesh::num_chips));
+      for (int c = first; c < last; ++c) {
+        auto& shard = shards[static_cast<std::size_t>(c)];
+        detail::for_each_shard_element<ChipMesh, Spec>(global, shard, c,
+                                                       [&](index_t k, index_t g) { shard.data()[k] = global.data()[g]; });
+      }
+      return shards;
+    };
+    auto const per_chip = per_chip_(shards_of(std::type_identity<InSpecs>{}, globals)...);
+
+    constexpr std::size_t num_outs = sizeof...(OutSpecs);
+    auto assemble = [&]<std::size_t O>(std::integral_constant<std::size_t, O>) {
+      using spec = boost::mp11::mp_at_c<boost::mp11::mp_list<OutSpecs...>, O>;
+      using shard_type = typename std::tuple_element_t<O, outs_type>::array_type;
+      using global_type = typename detail::global_array<ChipMesh, spec, shard_type>::type;
+      global_type global(uninitialized);
+      detail::poison(global);  // under PALLAS_USE_MPI, the other ranks' blocks
+      for (int c = first; c < last; ++c) {
+        // In process one chip writes each block (coordinate 0 on the axes the spec leaves
+        // out); under PALLAS_USE_MPI the rank's chip writes its own.
+        if (last - first != ChipMesh::num_chips || detail::writes_global_block<ChipMesh, spec>(c)) {
+          auto const& chip_outs = per_chip[static_cast<std::size_t>(c)];
+          auto const& shard = [&]() -> shard_type const& {
+            if constexpr (num_outs == 1) return chip_outs;
+            else return std::get<O>(chip_outs);
+          }();
+          detail::for_each_shard_element<ChipMesh, spec>(global, shard, c,
+                                                         [&](index_t k, index_t g) { global.data()[g] = shard.data()[k]; });
+        }
+      }
+      return global;
+    };
+    return [&]<std::size_t... O>(std::index_sequence<O...>) {
+      if constexpr (num_outs == 1) return assemble(std::integral_constant<std::size_t, 0>{});
+      else return std::tuple{assemble(std::integral_constant<std::size_t, O>{})...};
+    }(std::make_index_sequence<num_outs>{});
+  }
+
+ private:
+  shard_map_fn<ChipMesh, Kernel> per_chip_;
+};
+
+/// `jax.shard_map(kernel, mesh=ChipMesh, in_specs=..., out_specs=...)` over global arrays:
+/// `pl::shard_map<pl::device_mesh<"x", 4>>(kernel, pl::shard_in_specs<pl::P<"x">>,
+/// pl::shard_out_specs<pl::P<"x">>)(x)` splits x's dim 0 in 4 and concatenates the chips'
+/// outputs along dim 0 (tpu/partition_spec.hpp). Static shapes; a dimension that its axis
+/// does not divide is a compile-time error.
+template <DeviceMesh ChipMesh, class Kernel, class... InSpecs, class... OutSpecs>
+auto shard_map(Kernel const& kernel, shard_in_specs_t<InSpecs...>, shard_out_specs_t<OutSpecs...>) {
+  return shard_map_specs_fn<ChipMesh, Kernel, shard_in_specs_t<InSpecs...>, shard_out_specs_t<OutSpecs...>>(kernel);
 }
 
 }  // namespace pallas

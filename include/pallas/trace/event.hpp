@@ -38,6 +38,8 @@ struct launch_info {
   std::string name;      ///< the kernel's name (pl::name(...)), else what launched it
   std::string who;       ///< "pl::kernel" or "pl::pallas_call"
   int num_cores = 1;         ///< the cores it ran on
+  int cores_per_chip = 0;    ///< pl::shard_map: each chip's cores (0: one chip)
+  int first_core = 0;        ///< pl::shard_map: the first core's number in the mesh (MPI: the rank's chip)
   std::int64_t begin_ns = 0;  ///< wall-clock start (steady_clock, ns)
   std::int64_t end_ns = 0;    ///< wall-clock end (steady_clock, ns)
   std::int64_t cpu_ns = -1;  ///< the launching thread's CPU time over the launch (core 0 runs there)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The trace as Chrome trace event JSON (Perfetto, chrome://tracing): one process per launch
-// (pid = the launch's number, named by process_name metadata), one thread per track of a
+// (pid = the launch's number, named by process_name metadata; a pl::shard_map's: one per
+// chip, its cores numbered on the chip, spans with a "chip" argument), one thread per track of a
 // core (its compute steps, each DMA lane), and a "launch" track spanning the whole launch.
 // Each span's args hold its launch, core, bytes, operand, grid point, wall and CPU time.
 
@@ -84,15 +85,63 @@ inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<
   return o;
 }
 
+/// Where a launch's core goes in the trace: one process per launch (pid = the launch's
+/// number), or for a pl::shard_map one process per chip, with the chip's own core numbers.
+class trace_processes {
+ public:
+  explicit trace_processes(std::vector<trace::launch_info> const& launches) {
+    for (auto const& l : launches) of_[l.id] = &l;
+  }
+  /// The chip of core `core` of launch `launch`, or -1 outside a device mesh.
+  int chip(std::uint64_t launch, int core) const {
+    auto const* l = info(launch);
+    return l && l->cores_per_chip > 0 ? (l->first_core + core) / l->cores_per_chip : -1;
+  }
+  /// The core's number on its chip.
+  int core_on_chip(std::uint64_t launch, int core) const {
+    auto const* l = info(launch);
+    return l && l->cores_per_chip > 0 ? (l->first_core + core) % l->cores_per_chip : core;
+  }
+  /// The process of a launch's core (a chip's: above every launch number).
+  std::uint64_t pid(std::uint64_t launch, int core) const {
+    int const c = chip(launch, core);
+    return c < 0 ? launch : chip_pid(launch, c);
+  }
+  static std::uint64_t chip_pid(std::uint64_t launch, int chip) {
+    return std::uint64_t{1} << 40 | launch << 12 | static_cast<std::uint64_t>(chip);
+  }
+  trace::launch_info const* info(std::uint64_t launch) const {
+    auto const it = of_.find(launch);
+    return it == of_.end() ? nullptr : it->second;
+  }
+
+ private:
+  std::map<std::uint64_t, trace::launch_info const*> of_;
+};
+
+/// "#3 ring (pl::shard_map) chip 1 (2 cores)".
+inline std::string chip_label(trace::launch_info const& l, int chip) {
+  std::string s = "#" + std::to_string(l.id) + " " + l.name;
+  if (l.who != l.name) s += " (" + l.who + ")";
+  return s + " chip " + std::to_string(chip) + " (" + std::to_string(l.cores_per_chip) +
+         (l.cores_per_chip == 1 ? " core)" : " cores)");
+}
+
 [[gnu::cold]] inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
   std::int64_t const origin = origin_of(evs, launches);
   auto const rows = tracks_of(evs);
+  trace_processes const procs(launches);
   // tid 0 of each process is its launch track; a core's tracks follow, numbered in order.
   std::map<std::uint64_t, std::string> processes;
-  for (auto const& l : launches) processes[l.id] = l.label();
+  for (auto const& l : launches)
+    if (l.cores_per_chip > 0)
+      for (int c = 0; c < l.num_cores; c += l.cores_per_chip)
+        processes[trace_processes::chip_pid(l.id, procs.chip(l.id, c))] = chip_label(l, procs.chip(l.id, c));
+    else
+      processes[l.id] = l.label();
   for (auto const& r : rows)
-    if (!processes.count(r.launch))
-      processes[r.launch] = r.launch == 0 ? "outside any launch" : "#" + std::to_string(r.launch);
+    if (!processes.count(procs.pid(r.launch, r.core)))
+      processes[procs.pid(r.launch, r.core)] = r.launch == 0 ? "outside any launch" : "#" + std::to_string(r.launch);
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   bool first = true;
   auto sep = [&] {
@@ -112,14 +161,18 @@ inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<
   std::map<std::uint64_t, int> next_tid;
   std::vector<int> tid(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    tid[r] = ++next_tid[rows[r].launch];
+    std::uint64_t const pid = procs.pid(rows[r].launch, rows[r].core);
+    tid[r] = ++next_tid[pid];
+    std::string label = rows[r].label;
+    if (procs.chip(rows[r].launch, rows[r].core) >= 0)  // the chip's own core number
+      label = "core " + std::to_string(procs.core_on_chip(rows[r].launch, rows[r].core)) +
+              label.substr(label.find(' ', 5));
     sep();
-    out << R"({"ph":"M","name":"thread_name","pid":)" << rows[r].launch << R"(,"tid":)" << tid[r]
-        << R"(,"args":{"name":")";
-    write_json_escaped(out, rows[r].label);
+    out << R"({"ph":"M","name":"thread_name","pid":)" << pid << R"(,"tid":)" << tid[r] << R"(,"args":{"name":")";
+    write_json_escaped(out, label);
     out << "\"}}";
     sep();
-    out << R"({"ph":"M","name":"thread_sort_index","pid":)" << rows[r].launch << R"(,"tid":)" << tid[r]
+    out << R"({"ph":"M","name":"thread_sort_index","pid":)" << pid << R"(,"tid":)" << tid[r]
         << R"(,"args":{"sort_index":)" << tid[r] << "}}";
   }
   auto times = [&](std::int64_t begin, std::int64_t end, std::int64_t cpu) {
@@ -135,22 +188,29 @@ inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<
     }
   };
   for (auto const& l : launches) {
-    sep();
-    out << R"({"ph":"X","pid":)" << l.id << R"(,"tid":0,"cat":"launch","name":")";
-    write_json_escaped(out, l.label());
-    out << '"';
-    times(l.begin_ns, l.end_ns, l.cpu_ns);
-    out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores << "}}";
+    int const step = l.cores_per_chip > 0 ? l.cores_per_chip : l.num_cores;
+    for (int c = 0; c < l.num_cores; c += step) {  // once per chip
+      sep();
+      out << R"({"ph":"X","pid":)" << procs.pid(l.id, c) << R"(,"tid":0,"cat":"launch","name":")";
+      write_json_escaped(out, l.label());
+      out << '"';
+      times(l.begin_ns, l.end_ns, l.cpu_ns);
+      out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores;
+      if (int const chip = procs.chip(l.id, c); chip >= 0) out << R"(,"chip":)" << chip;
+      out << "}}";
+    }
   }
   for (auto const& e : evs) {
     sep();
-    out << R"({"ph":"X","pid":)" << e.launch << R"(,"tid":)" << tid[index_of(rows, e)] << R"(,"cat":")";
+    out << R"({"ph":"X","pid":)" << procs.pid(e.launch, e.core) << R"(,"tid":)" << tid[index_of(rows, e)]
+        << R"(,"cat":")";
     write_json_escaped(out, e.category.empty() ? (e.dma ? "dma" : "compute") : e.category);
     out << R"(","name":")";
     write_json_escaped(out, e.name);
     out << '"';
     times(e.begin_ns, e.end_ns, e.cpu_ns);
-    out << R"(,"launch":)" << e.launch << R"(,"core":)" << e.core;
+    out << R"(,"launch":)" << e.launch << R"(,"core":)" << procs.core_on_chip(e.launch, e.core);
+    if (int const chip = procs.chip(e.launch, e.core); chip >= 0) out << R"(,"chip":)" << chip;
     if (e.bytes >= 0) out << R"(,"bytes":)" << e.bytes;
     if (!e.operand.empty()) {
       out << R"(,"operand":")";

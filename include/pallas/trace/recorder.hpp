@@ -196,13 +196,16 @@ inline std::uint64_t& launch_of_this_thread() {
 
 class launch_scope {
  public:
-  launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores) {
+  launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores, int cores_per_chip = 0,
+               int first_core = 0) {
     if (recorder::instance().enabled()) {
       active_ = true;
       info_.id = id;
       info_.who = std::string(who);
       info_.name = name.empty() ? info_.who : std::string(name);
       info_.num_cores = num_cores;
+      info_.cores_per_chip = cores_per_chip;
+      info_.first_core = first_core;
       info_.begin_ns = now_ns();
       info_.cpu_ns = thread_cpu_ns();
     }

@@ -86,7 +86,8 @@ class core_set {
                   void (*job)(void*, int)) {
     int const num_cores = config.num_cores;
     grow(num_cores);
-    detail::launch_scope traced(id, config.name, config.who, num_cores);
+    detail::launch_scope traced(id, config.name, config.who, num_cores, config.chips ? config.cores_per_chip : 0,
+                                config.first_core);
 
     launch_state state;
     state.num_cores = num_cores;

@@ -50,6 +50,8 @@ struct traced_copy_start {
   int lane = 0;
   std::int64_t begin_ns = 0, cpu_ns = 0;
   std::string operand, point;
+  char const* category = "async_copy";  ///< the span's category ("remote_copy": either side of one)
+  char const* what = "async copy";      ///< how its name starts
 };
 
 /// The copies started and not yet waited, of every core. Never destroyed (a kernel may run
@@ -137,6 +139,34 @@ inline void trace_copy_start(core_state const& core, std::atomic<std::int32_t> c
   traced_copy_starts::instance().add(std::move(s));
 }
 
+/// A remote copy's start (call with tracing on): a span on the sender's side, from here to
+/// its wait_send, and, when the receiving core is in this process, one on the receiver's,
+/// from here to its wait_recv.
+inline void trace_remote_copy_start(core_state const& sender, std::atomic<std::int32_t> const* send_cell,
+                                    core_state const* receiver, std::atomic<std::int32_t> const* recv_cell,
+                                    std::int32_t bytes, std::string const& to, std::string const& from) {
+  traced_copy_start s;
+  s.launch = sender.launch ? sender.launch->id : 0;
+  s.bytes = bytes;
+  s.point = trace_point(sender);
+  s.category = "remote_copy";
+  s.what = "remote copy";
+  s.begin_ns = detail::now_ns();
+  s.cpu_ns = detail::thread_cpu_ns();
+  if (receiver) {
+    traced_copy_start r = s;
+    r.core = receiver->index;
+    r.cell = recv_cell;
+    r.operand = from;
+    r.cpu_ns = -1;  // another thread's clock
+    traced_copy_starts::instance().add(std::move(r));
+  }
+  s.core = sender.index;
+  s.cell = send_cell;
+  s.operand = to;
+  traced_copy_starts::instance().add(std::move(s));
+}
+
 /// Records a wait from construction to destruction when tracing is on: the copy it consumes
 /// when this core started one on `cell` with `value` bytes (`dma`), else the wait itself.
 class traced_wait {
@@ -167,8 +197,8 @@ class traced_wait {
     std::uint64_t const launch = core_.launch ? core_.launch->id : 0;
     traced_copy_start hit;
     if (dma_ && traced_copy_starts::instance().take(launch, core_.index, cell_, value_, hit)) {
-      trace::event e = trace_event_on(core_, "async_copy", hit.lane);
-      e.name = "async copy " + hit.operand + " (" + std::to_string(hit.bytes) + " bytes)";
+      trace::event e = trace_event_on(core_, hit.category, hit.lane);
+      e.name = std::string(hit.what) + " " + hit.operand + " (" + std::to_string(hit.bytes) + " bytes)";
       e.bytes = hit.bytes;
       e.operand = std::move(hit.operand);
       e.point = std::move(hit.point);  // where it started
