@@ -173,7 +173,9 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
     constexpr std::size_t num_args = sizeof...(Args);
     static_assert(num_args >= static_cast<std::size_t>(NumPrefetch),
                   "pallas::pallas_call: pass the scalar-prefetch arrays first (arguments >= num_scalar_prefetch)");
-    if constexpr (num_args >= static_cast<std::size_t>(NumPrefetch)) {
+    constexpr int misplaced = pallas::detail::misplaced_prefetch<InSpecs, NumPrefetch, Args...>();
+    (void)pallas::detail::scalar_prefetch_first<NumPrefetch, misplaced>{};
+    if constexpr (num_args >= static_cast<std::size_t>(NumPrefetch) && misplaced < 0) {
       constexpr std::size_t num_inputs = num_args - NumPrefetch;
       auto all = std::tuple<Args const&...>(args...);
       auto prefetch_args = [&]<std::size_t... P>(std::index_sequence<P...>) {
