@@ -39,6 +39,7 @@
 #include <pallas/detail/pipeline/spec_rules.hpp>
 #include <pallas/detail/pipeline/static_rules.hpp>
 #include <pallas/detail/runtime/device.hpp>
+#include <pallas/detail/numbers_in_messages.hpp>
 #include <pallas/detail/scalar_prefetch.hpp>
 #include <pallas/dtype.hpp>
 #include <pallas/grid.hpp>
@@ -372,7 +373,7 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
                              std::tuple_element_t<O, OutRefs>>()) +
           (std::int64_t{0} + ... + Scratch::vmem_bytes);
       constexpr std::int64_t limit = VmemLimit > 0 ? VmemLimit : tpu::get_tpu_info().vmem_capacity_bytes;
-      static_assert(vmem_bytes <= limit,
+      static_assert(pd::bytes_fit<vmem_bytes, limit>::value,
                     "pallas::pallas_call: the blocks' buffers and the scratch exceed the VMEM budget (bytes asked "
                     "<= vmem_limit_bytes, or the chip's VMEM)");
       if constexpr (vmem_bytes <= limit && pd::check_static_plan<E, true>()) {
@@ -382,7 +383,7 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
                                           pd::body_ref_t<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
                                                          std::tuple_element_t<O, OutRefs>>...,
                                           typename Scratch::ref_type...>>{});
-        static_assert(callable,
+        static_assert(pd::takes_parameters<NumPrefetch + sizeof...(I) + sizeof...(O) + sizeof...(Scratch), callable>::value,
                       "pallas::pallas_call: the kernel must take the scalar-prefetch refs, one block ref per input "
                       "and output, then the scratch refs, in that order");
         return callable;

@@ -15235,6 +15235,32 @@ std::ostream& operator<<(std::ostream& out, basic_plan<R, N, C, E, Ru, I, L> con
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
+// ---- begin pallas/detail/numbers_in_messages.hpp ----
+// Conditions for static_asserts whose numbers are template arguments: clang 14 prints a
+// failed condition's named constants by name (`vmem_bytes <= limit`), but a template's
+// arguments by value (`bytes_fit<7340032, 4194304>::value`), as g++ does.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pallas::detail {
+
+// (`value` is a member of its own, not std::bool_constant's: g++ would print the base.)
+
+/// Whether Asked bytes fit in Available.
+template <std::int64_t Asked, std::int64_t Available>
+struct bytes_fit {
+  static constexpr bool value = Asked <= Available;  ///< they fit
+};
+
+/// Whether a callable takes the Expected parameters it was offered (Callable).
+template <std::size_t Expected, bool Callable>
+struct takes_parameters {
+  static constexpr bool value = Callable;  ///< it does
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/numbers_in_messages.hpp ----
 // ---- begin pallas/detail/pipeline/engine.hpp ----
 // The pipeline engine that emit_pipeline and pallas_call share: from the types (grid,
 // specs, refs, split policy, core count) the plan, computed by the compiler when it can
@@ -16578,10 +16604,10 @@ class pipeline {
         constexpr std::int64_t smem_bytes = []<std::size_t... K>(std::index_sequence<K...>) {
           return (std::int64_t{0} + ... + detail::smem_bytes_of<typename E::template spec_t<K>, typename E::template ref_t<K>>());
         }(std::index_sequence_for<Refs...>{});
-        static_assert(vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes,
+        static_assert(detail::bytes_fit<vmem_bytes, CoreAxis::chip.vmem_capacity_bytes>::value,
                       "pallas::emit_pipeline: the pipeline's VMEM buffers (buffers x block bytes, summed) "
                       "exceed the chip's VMEM (bytes asked <= bytes available per core)");
-        static_assert(smem_bytes <= CoreAxis::chip.smem_capacity_bytes,
+        static_assert(detail::bytes_fit<smem_bytes, CoreAxis::chip.smem_capacity_bytes>::value,
                       "pallas::emit_pipeline: the pipeline's SMEM buffers (buffers x block bytes, summed) "
                       "exceed the chip's SMEM (bytes asked <= bytes available per core)");
         if constexpr (vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes &&
@@ -16591,7 +16617,7 @@ class pipeline {
               return std::is_invocable_v<Body const&,
                                          detail::body_ref_t<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
             }(std::index_sequence_for<Refs...>{});
-            static_assert(callable,
+            static_assert(detail::takes_parameters<sizeof...(Refs), callable>::value,
                           "pallas::emit_pipeline: the body must take one block ref per in_spec and out_spec, in that "
                           "order");
             return callable;
@@ -17929,7 +17955,7 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
                              std::tuple_element_t<O, OutRefs>>()) +
           (std::int64_t{0} + ... + Scratch::vmem_bytes);
       constexpr std::int64_t limit = VmemLimit > 0 ? VmemLimit : tpu::get_tpu_info().vmem_capacity_bytes;
-      static_assert(vmem_bytes <= limit,
+      static_assert(pd::bytes_fit<vmem_bytes, limit>::value,
                     "pallas::pallas_call: the blocks' buffers and the scratch exceed the VMEM budget (bytes asked "
                     "<= vmem_limit_bytes, or the chip's VMEM)");
       if constexpr (vmem_bytes <= limit && pd::check_static_plan<E, true>()) {
@@ -17939,7 +17965,7 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
                                           pd::body_ref_t<spec_t<O, OutSpecs, typename std::tuple_element_t<O, OutRefs>::shape_type>,
                                                          std::tuple_element_t<O, OutRefs>>...,
                                           typename Scratch::ref_type...>>{});
-        static_assert(callable,
+        static_assert(pd::takes_parameters<NumPrefetch + sizeof...(I) + sizeof...(O) + sizeof...(Scratch), callable>::value,
                       "pallas::pallas_call: the kernel must take the scalar-prefetch refs, one block ref per input "
                       "and output, then the scratch refs, in that order");
         return callable;

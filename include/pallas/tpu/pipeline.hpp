@@ -30,6 +30,7 @@
 #include <boost/mp11/list.hpp>
 
 #include <pallas/block_spec.hpp>
+#include <pallas/detail/numbers_in_messages.hpp>
 #include <pallas/detail/options.hpp>
 #include <pallas/detail/pipeline/engine.hpp>
 #include <pallas/detail/pipeline/spec_rules.hpp>
@@ -183,10 +184,10 @@ class pipeline {
         constexpr std::int64_t smem_bytes = []<std::size_t... K>(std::index_sequence<K...>) {
           return (std::int64_t{0} + ... + detail::smem_bytes_of<typename E::template spec_t<K>, typename E::template ref_t<K>>());
         }(std::index_sequence_for<Refs...>{});
-        static_assert(vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes,
+        static_assert(detail::bytes_fit<vmem_bytes, CoreAxis::chip.vmem_capacity_bytes>::value,
                       "pallas::emit_pipeline: the pipeline's VMEM buffers (buffers x block bytes, summed) "
                       "exceed the chip's VMEM (bytes asked <= bytes available per core)");
-        static_assert(smem_bytes <= CoreAxis::chip.smem_capacity_bytes,
+        static_assert(detail::bytes_fit<smem_bytes, CoreAxis::chip.smem_capacity_bytes>::value,
                       "pallas::emit_pipeline: the pipeline's SMEM buffers (buffers x block bytes, summed) "
                       "exceed the chip's SMEM (bytes asked <= bytes available per core)");
         if constexpr (vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes &&
@@ -196,7 +197,7 @@ class pipeline {
               return std::is_invocable_v<Body const&,
                                          detail::body_ref_t<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
             }(std::index_sequence_for<Refs...>{});
-            static_assert(callable,
+            static_assert(detail::takes_parameters<sizeof...(Refs), callable>::value,
                           "pallas::emit_pipeline: the body must take one block ref per in_spec and out_spec, in that "
                           "order");
             return callable;
