@@ -579,6 +579,38 @@ concept Indexer = Integer<T> || detail::is_static_slice<std::remove_cvref_t<T>>:
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
+// ---- begin pallas/detail/numbers_in_messages.hpp ----
+// Conditions for static_asserts whose numbers are template arguments: clang 14 prints a
+// failed condition's named constants by name (`vmem_bytes <= limit`), but a template's
+// arguments by value (`bytes_fit<7340032, 4194304>::value`), as g++ does.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pallas::detail {
+
+// (`value` is a member of its own, not std::bool_constant's: g++ would print the base.)
+
+/// Whether Asked bytes fit in Available.
+template <std::int64_t Asked, std::int64_t Available>
+struct bytes_fit {
+  static constexpr bool value = Asked <= Available;  ///< they fit
+};
+
+/// Whether Given things (indices, refs) are the Expected number.
+template <std::size_t Given, std::size_t Expected>
+struct counts_match {
+  static constexpr bool value = Given == Expected;  ///< they are
+};
+
+/// Whether a callable takes the Expected parameters it was offered (Callable).
+template <std::size_t Expected, bool Callable>
+struct takes_parameters {
+  static constexpr bool value = Callable;  ///< it does
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/numbers_in_messages.hpp ----
 // ---- begin pallas/detail/checked/checked_access.hpp ----
 // The access hook of checked mode, light enough for ref.hpp and block_view.hpp to include:
 //
@@ -1154,7 +1186,7 @@ class Ref : public detail::shape_member<Shape> {
     static_assert(!is_dma_only(Space) || std::is_const_v<T>,
                   "pallas::Ref: cannot load, store or compute on an HBM/ANY ref; copy it to "
                   "VMEM with pltpu::sync_copy or pltpu::make_async_copy first");
-    static_assert(is_dma_only(Space) || sizeof...(I) == rank(),
+    static_assert(is_dma_only(Space) || detail::counts_match<sizeof...(I), rank()>::value,
                   "pallas::Ref: element access needs one index per dimension");
     if constexpr (is_dma_only(Space)) {
       return detail::stand_in<std::remove_cv_t<T>>();  // reported above
@@ -1535,7 +1567,8 @@ class Array : public detail::shape_member<shape<Dims...>> {
  private:
   template <class... I>
   index_t offset_of(I... idx) const {
-    static_assert(sizeof...(I) == rank(), "pallas::Array: element access needs one index per dimension");
+    static_assert(detail::counts_match<sizeof...(I), rank()>::value,
+                  "pallas::Array: element access needs one index per dimension");
     if constexpr (sizeof...(I) != rank()) {
       return 0;  // reported above
     } else {
@@ -4129,7 +4162,8 @@ class block : public detail::expr_methods<block<T, Shape>> {
 
   template <class... I>
   static index_t offset(I const&... idx) noexcept(!checked_mode) {
-    static_assert(sizeof...(I) == rank, "pallas::block: element access needs one index per dimension");
+    static_assert(detail::counts_match<sizeof...(I), rank>::value,
+                  "pallas::block: element access needs one index per dimension");
     if constexpr (sizeof...(I) != rank) {
       return 0;
     } else {
@@ -15235,32 +15269,6 @@ std::ostream& operator<<(std::ostream& out, basic_plan<R, N, C, E, Ru, I, L> con
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
-// ---- begin pallas/detail/numbers_in_messages.hpp ----
-// Conditions for static_asserts whose numbers are template arguments: clang 14 prints a
-// failed condition's named constants by name (`vmem_bytes <= limit`), but a template's
-// arguments by value (`bytes_fit<7340032, 4194304>::value`), as g++ does.
-
-#include <cstddef>
-#include <cstdint>
-
-namespace pallas::detail {
-
-// (`value` is a member of its own, not std::bool_constant's: g++ would print the base.)
-
-/// Whether Asked bytes fit in Available.
-template <std::int64_t Asked, std::int64_t Available>
-struct bytes_fit {
-  static constexpr bool value = Asked <= Available;  ///< they fit
-};
-
-/// Whether a callable takes the Expected parameters it was offered (Callable).
-template <std::size_t Expected, bool Callable>
-struct takes_parameters {
-  static constexpr bool value = Callable;  ///< it does
-};
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/numbers_in_messages.hpp ----
 // ---- begin pallas/detail/pipeline/engine.hpp ----
 // The pipeline engine that emit_pipeline and pallas_call share: from the types (grid,
 // specs, refs, split policy, core count) the plan, computed by the compiler when it can
@@ -16584,7 +16592,7 @@ class pipeline {
   /// The compile-time rules for operands of types Refs; true when they all hold.
   template <class... Refs>
   static constexpr bool valid() {
-    static_assert(sizeof...(Refs) == num_inputs + num_outputs,
+    static_assert(detail::counts_match<sizeof...(Refs), num_inputs + num_outputs>::value,
                   "pallas::emit_pipeline: pass one ref per in_spec and out_spec (refs == in_specs + out_specs)");
     if constexpr (sizeof...(Refs) == num_inputs + num_outputs && factory_rules_hold()) {
       using E = engine_type<Refs...>;

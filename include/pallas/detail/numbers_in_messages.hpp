@@ -17,6 +17,12 @@ struct bytes_fit {
   static constexpr bool value = Asked <= Available;  ///< they fit
 };
 
+/// Whether Given things (indices, refs) are the Expected number.
+template <std::size_t Given, std::size_t Expected>
+struct counts_match {
+  static constexpr bool value = Given == Expected;  ///< they are
+};
+
 /// Whether a callable takes the Expected parameters it was offered (Callable).
 template <std::size_t Expected, bool Callable>
 struct takes_parameters {

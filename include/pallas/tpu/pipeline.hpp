@@ -164,7 +164,7 @@ class pipeline {
   /// The compile-time rules for operands of types Refs; true when they all hold.
   template <class... Refs>
   static constexpr bool valid() {
-    static_assert(sizeof...(Refs) == num_inputs + num_outputs,
+    static_assert(detail::counts_match<sizeof...(Refs), num_inputs + num_outputs>::value,
                   "pallas::emit_pipeline: pass one ref per in_spec and out_spec (refs == in_specs + out_specs)");
     if constexpr (sizeof...(Refs) == num_inputs + num_outputs && factory_rules_hold()) {
       using E = engine_type<Refs...>;
