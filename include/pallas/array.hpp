@@ -18,6 +18,7 @@
 #include <utility>
 
 #include <pallas/config.hpp>
+#include <pallas/detail/numbers_in_messages.hpp>
 #include <pallas/detail/runtime/fork_guard.hpp>
 #include <pallas/error.hpp>
 #include <pallas/memory_space.hpp>
@@ -250,7 +251,8 @@ class Array : public detail::shape_member<shape<Dims...>> {
  private:
   template <class... I>
   index_t offset_of(I... idx) const {
-    static_assert(sizeof...(I) == rank(), "pallas::Array: element access needs one index per dimension");
+    static_assert(detail::counts_match<sizeof...(I), rank()>::value,
+                  "pallas::Array: element access needs one index per dimension");
     if constexpr (sizeof...(I) != rank()) {
       return 0;  // reported above
     } else {

@@ -35,6 +35,7 @@
 #include <pallas/config.hpp>
 #include <pallas/cost_estimate.hpp>
 #include <pallas/detail/call_aliases.hpp>
+#include <pallas/detail/numbers_in_messages.hpp>
 #include <pallas/detail/options.hpp>
 #include <pallas/detail/pipeline/engine.hpp>
 #include <pallas/detail/pipeline/rule_words.hpp>
@@ -169,7 +170,9 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
     constexpr std::size_t num_args = sizeof...(Args);
     static_assert(num_args >= static_cast<std::size_t>(NumPrefetch),
                   "pallas::pallas_call: pass the scalar-prefetch arrays first (arguments >= num_scalar_prefetch)");
-    if constexpr (num_args >= static_cast<std::size_t>(NumPrefetch)) {
+    constexpr int misplaced = pallas::detail::misplaced_prefetch<InSpecs, NumPrefetch, Args...>();
+    (void)pallas::detail::scalar_prefetch_first<NumPrefetch, misplaced>{};
+    if constexpr (num_args >= static_cast<std::size_t>(NumPrefetch) && misplaced < 0) {
       constexpr std::size_t num_inputs = num_args - NumPrefetch;
       auto all = std::tuple<Args const&...>(args...);
       auto prefetch_args = [&]<std::size_t... P>(std::index_sequence<P...>) {
@@ -328,15 +331,15 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
     namespace pd = pallas::detail;
     if constexpr (pd::check_operands<E, CheckTiling>()) {
       constexpr std::int64_t limit = VmemLimit > 0 ? VmemLimit : tpu::get_tpu_info().vmem_capacity_bytes;
-      constexpr bool budget = pd::within_vmem_budget<E>((std::int64_t{0} + ... + Scratch::vmem_bytes), limit);
-      static_assert(budget,
+      constexpr std::int64_t vmem_bytes = pd::pipeline_buffer_bytes<E>() + (std::int64_t{0} + ... + Scratch::vmem_bytes);
+      static_assert(pd::bytes_fit<vmem_bytes, limit>::value,
                     "pallas::pallas_call: the blocks' buffers and the scratch exceed the VMEM budget (bytes asked "
                     "<= vmem_limit_bytes, or the chip's VMEM)");
-      if constexpr (budget && pd::check_static_rules<E, true>()) {
+      if constexpr (vmem_bytes <= limit && pd::check_static_rules<E, true>()) {
         constexpr bool callable = kernel_callable<typename E::extra_type>(
             std::type_identity<decltype(std::tuple_cat(std::declval<typename pd::body_refs_of<E>::type>(),
                                                        std::declval<std::tuple<typename Scratch::ref_type...>>()))>{});
-        static_assert(callable,
+        static_assert(pd::takes_parameters<NumPrefetch + E::num_operands + sizeof...(Scratch), callable>::value,
                       "pallas::pallas_call: the kernel must take the scalar-prefetch refs, one block ref per input "
                       "and output, then the scratch refs, in that order");
         return callable;

@@ -16,6 +16,7 @@
 #include <boost/mp11/list.hpp>
 
 #include <pallas/config.hpp>
+#include <pallas/detail/numbers_in_messages.hpp>
 #include <pallas/detail/checked/checked_access.hpp>
 #include <pallas/error.hpp>
 #include <pallas/memory_space.hpp>
@@ -328,7 +329,7 @@ class Ref : public detail::shape_member<Shape> {
     static_assert(!is_dma_only(Space) || std::is_const_v<T>,
                   "pallas::Ref: cannot load, store or compute on an HBM/ANY ref; copy it to "
                   "VMEM with pltpu::sync_copy or pltpu::make_async_copy first");
-    static_assert(is_dma_only(Space) || sizeof...(I) == rank(),
+    static_assert(is_dma_only(Space) || detail::counts_match<sizeof...(I), rank()>::value,
                   "pallas::Ref: element access needs one index per dimension");
     if constexpr (is_dma_only(Space)) {
       return detail::stand_in<std::remove_cv_t<T>>();  // reported above

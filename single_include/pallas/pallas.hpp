@@ -579,6 +579,38 @@ concept Indexer = Integer<T> || detail::is_static_slice<std::remove_cvref_t<T>>:
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
+// ---- begin pallas/detail/numbers_in_messages.hpp ----
+// Conditions for static_asserts whose numbers are template arguments: clang 14 prints a
+// failed condition's named constants by name (`vmem_bytes <= limit`), but a template's
+// arguments by value (`bytes_fit<7340032, 4194304>::value`), as g++ does.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pallas::detail {
+
+// (`value` is a member of its own, not std::bool_constant's: g++ would print the base.)
+
+/// Whether Asked bytes fit in Available.
+template <std::int64_t Asked, std::int64_t Available>
+struct bytes_fit {
+  static constexpr bool value = Asked <= Available;  ///< they fit
+};
+
+/// Whether Given things (indices, refs) are the Expected number.
+template <std::size_t Given, std::size_t Expected>
+struct counts_match {
+  static constexpr bool value = Given == Expected;  ///< they are
+};
+
+/// Whether a callable takes the Expected parameters it was offered (Callable).
+template <std::size_t Expected, bool Callable>
+struct takes_parameters {
+  static constexpr bool value = Callable;  ///< it does
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/numbers_in_messages.hpp ----
 // ---- begin pallas/detail/checked/checked_access.hpp ----
 // The access hook of checked mode, light enough for ref.hpp and block_view.hpp to include:
 //
@@ -1154,7 +1186,7 @@ class Ref : public detail::shape_member<Shape> {
     static_assert(!is_dma_only(Space) || std::is_const_v<T>,
                   "pallas::Ref: cannot load, store or compute on an HBM/ANY ref; copy it to "
                   "VMEM with pltpu::sync_copy or pltpu::make_async_copy first");
-    static_assert(is_dma_only(Space) || sizeof...(I) == rank(),
+    static_assert(is_dma_only(Space) || detail::counts_match<sizeof...(I), rank()>::value,
                   "pallas::Ref: element access needs one index per dimension");
     if constexpr (is_dma_only(Space)) {
       return detail::stand_in<std::remove_cv_t<T>>();  // reported above
@@ -1535,7 +1567,8 @@ class Array : public detail::shape_member<shape<Dims...>> {
  private:
   template <class... I>
   index_t offset_of(I... idx) const {
-    static_assert(sizeof...(I) == rank(), "pallas::Array: element access needs one index per dimension");
+    static_assert(detail::counts_match<sizeof...(I), rank()>::value,
+                  "pallas::Array: element access needs one index per dimension");
     if constexpr (sizeof...(I) != rank()) {
       return 0;  // reported above
     } else {
@@ -4129,7 +4162,8 @@ class block : public detail::expr_methods<block<T, Shape>> {
 
   template <class... I>
   static index_t offset(I const&... idx) noexcept(!checked_mode) {
-    static_assert(sizeof...(I) == rank, "pallas::block: element access needs one index per dimension");
+    static_assert(detail::counts_match<sizeof...(I), rank>::value,
+                  "pallas::block: element access needs one index per dimension");
     if constexpr (sizeof...(I) != rank) {
       return 0;
     } else {
@@ -6458,7 +6492,9 @@ inline when_t when(bool condition) { return {condition}; }
 // ---- end pallas/when.hpp ----
 // ---- begin pallas/program_id.hpp ----
 // Where a core is: pl::axis_index<"core">() (which core of the mesh), pl::program_id(a)
-// and pl::num_programs(a) (the grid step a pipeline or pallas_call body is running).
+// and pl::num_programs(a) (the grid step a pipeline or pallas_call body is running). The
+// checked forms pl::axis_index<"x", Mesh>() and pl::program_id<a>(grid) reject, at compile
+// time, an axis the mesh or grid does not have.
 
 #include <string>
 #include <string_view>
@@ -8375,13 +8411,353 @@ inline void stalled_remote(core_state& core, std::chrono::steady_clock::time_poi
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/runtime/chip_set.hpp ----
+// ---- begin pallas/detail/static_axis_checks.hpp ----
+// The compile-time checks of pl::axis_index<"x", Mesh>() and pl::program_id<Axis>(grid): a
+// failed one is a class template whose arguments carry what the message is about, so that
+// both compilers print them ("in instantiation of ..."), the axis names as characters (clang
+// prints a fixed_string template argument as character codes).
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <utility>
+
+// ---- begin pallas/tpu/device_mesh.hpp ----
+// A mesh of chips with named axes, as `jax.sharding.Mesh(devices, ('x',))`:
+//
+//   using ring = pl::device_mesh<"x", 4>;           // 4 chips on axis 'x'
+//   using grid = pl::device_mesh<"x", 2, "y", 2>;   // 2 x 2 chips, 'y' varies fastest
+//
+// Chip c's coordinates are c in row-major order over the axes (the last axis varies
+// fastest), as jax numbers a mesh's devices. pl::shard_map (tpu/shard_map.hpp) runs a
+// kernel on every chip; inside, `pl::axis_index<"x">()` is the chip's coordinate.
+
+#include <array>
+#include <type_traits>
+#include <string_view>
+
+
+namespace pallas {
+
+/// `jax.sharding.Mesh(devices, axis_names)` of chips: `pl::device_mesh<"x", 4>`,
+/// `pl::device_mesh<"x", 2, "y", 2>` (up to 3 axes; chips numbered row-major, last axis
+/// fastest). Each chip has its own HBM and TensorCores; pl::shard_map launches on all.
+template <fixed_string A0, int N0, fixed_string A1 = "", int N1 = 1, fixed_string A2 = "", int N2 = 1>
+struct device_mesh {
+  static_assert(N0 >= 1 && N1 >= 1 && N2 >= 1, "pallas::device_mesh: every axis needs at least one chip");
+  static constexpr int num_axes = A1.view().empty() ? 1 : A2.view().empty() ? 2 : 3;  ///< 1, 2 or 3
+  static_assert(!A0.view().empty() && A0.view() != A1.view() && A0.view() != A2.view() &&
+                    (num_axes < 3 || A1.view() != A2.view()),
+                "pallas::device_mesh: axis names must be non-empty and distinct");
+  static constexpr std::array<std::string_view, 3> axis_names{A0.view(), A1.view(), A2.view()};  ///< the axes' names (unused ones empty)
+  static constexpr std::array<int, 3> axis_sizes{N0, N1, N2};  ///< chips along each axis (unused ones 1)
+  static constexpr int num_chips = N0 * N1 * N2;  ///< chips in the mesh
+};
+
+namespace detail {
+template <class T>
+struct is_device_mesh : std::false_type {};
+template <fixed_string A0, int N0, fixed_string A1, int N1, fixed_string A2, int N2>
+struct is_device_mesh<device_mesh<A0, N0, A1, N1, A2, N2>> : std::true_type {};
+}  // namespace detail
+
+/// A pl::device_mesh type.
+template <class T>
+concept DeviceMesh = detail::is_device_mesh<T>::value;
+
+}  // namespace pallas
+// ---- end pallas/tpu/device_mesh.hpp ----
+// ---- begin pallas/tpu/mesh.hpp ----
+// pltpu::TensorCoreMesh<"core">: the TensorCores of one device as a 1-D mesh.
+
+#include <string_view>
+#include <type_traits>
+
+// ---- begin pallas/tpu/chip.hpp ----
+// The TPU generations and their per-TensorCore facts (jax's `pltpu.get_tpu_info()`).
+// The chip in force is v5p unless PALLAS_DEFAULT_CHIP names another
+// (`-DPALLAS_DEFAULT_CHIP=TPU_V5E`); a mesh may choose its own.
+
+#include <cstdint>
+#include <string_view>
+
+namespace pallas::tpu {
+
+/// The TPU generations (`pltpu.ChipVersion`).
+enum class ChipVersion { TPU_V4, TPU_V5E, TPU_V5P, TPU_V6E, TPU_7X };
+
+/// Facts of one TensorCore of a chip. Values are per TensorCore, as in jax.
+struct TpuInfo {
+  ChipVersion chip_version;  ///< the generation
+  int generation;  ///< 4, 5, 6, 7
+  /// TensorCores a kernel runs on (one JAX device): 2 on the megacore chips v4 and v5p; 1
+  /// elsewhere (each v7x TensorCore is its own device).
+  int num_cores;
+  int num_physical_cores;  ///< TensorCores on the chip
+  int num_lanes;  ///< vector lanes (128)
+  int num_sublanes;  ///< vector sublanes (8)
+  int mxu_column_size;  ///< the matrix unit's width
+  int num_mxus;  ///< matrix units per core
+  std::int64_t vmem_capacity_bytes;  ///< VMEM per core
+  std::int64_t smem_capacity_bytes;  ///< SMEM per core
+  std::int64_t cmem_capacity_bytes;  ///< CMEM (v4 only)
+  std::int64_t hbm_capacity_bytes;  ///< HBM per core
+  double mem_bw_bytes_per_second;  ///< HBM bandwidth per core
+  double bf16_ops_per_second;  ///< peak bf16 FLOP/s per core
+  std::string_view device_kind;  ///< jax's device_kind string
+
+  /// Two TensorCores per device (v4, v5p).
+  constexpr bool is_megacore() const noexcept { return num_cores > 1; }
+  /// The "lite" chips (v5e, v6e).
+  constexpr bool is_lite() const noexcept {
+    return chip_version == ChipVersion::TPU_V5E || chip_version == ChipVersion::TPU_V6E;
+  }
+  /// Each TensorCore its own device (v7x).
+  constexpr bool is_split_chip() const noexcept { return num_physical_cores > num_cores; }
+};
+
+/// The facts of a chip generation.
+constexpr TpuInfo get_tpu_info_for_chip(ChipVersion chip) noexcept {
+  constexpr std::int64_t mib = 1024 * 1024;
+  switch (chip) {
+    case ChipVersion::TPU_V4:
+      return {chip, 4, 2, 2, 128, 8, 128, 4, 16 * mib, 1 * mib, 67'000'000, 17'200'000'000,
+              615e9, 137.5e12, "TPU v4"};
+    case ChipVersion::TPU_V5E:
+      return {chip, 5, 1, 1, 128, 8, 128, 4, 128 * mib, 1 * mib, 0, 17'200'000'000,
+              820e9, 197e12, "TPU v5 lite"};
+    case ChipVersion::TPU_V5P:
+      return {chip, 5, 2, 2, 128, 8, 128, 4, 64 * mib, 1 * mib, 0, 51'500'000'000,
+              1.23e12, 229.5e12, "TPU v5"};
+    case ChipVersion::TPU_V6E:
+      return {chip, 6, 1, 1, 128, 8, 256, 2, 128 * mib, 1 * mib, 0, 34'400'000'000,
+              1.64e12, 920e12, "TPU v6 lite"};
+    case ChipVersion::TPU_7X:
+      return {chip, 7, 1, 2, 128, 8, 256, 2, 64 * mib, 1 * mib, 0, 103'000'000'000,
+              3.7e12, 1.155e15, "TPU7x"};
+  }
+  return get_tpu_info_for_chip(ChipVersion::TPU_V5P);
+}
+
+#ifndef PALLAS_DEFAULT_CHIP
+#  define PALLAS_DEFAULT_CHIP TPU_V5P
+#endif
+
+/// The chip in force for meshes that don't name one.
+inline constexpr ChipVersion default_chip = ChipVersion::PALLAS_DEFAULT_CHIP;
+
+/// The facts of the chip in force; usable in constant expressions:
+/// `constexpr auto info = pltpu::get_tpu_info(); pl::ShapeDtypeStruct<float, 128 * info.num_cores>`.
+constexpr TpuInfo get_tpu_info() noexcept { return get_tpu_info_for_chip(default_chip); }
+
+/// The largest VMEM of any generation: what a core's arena reserves.
+inline constexpr std::int64_t max_vmem_capacity_bytes = std::int64_t{128} * 1024 * 1024;
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/chip.hpp ----
+
+namespace pallas::tpu {
+
+/// `pltpu.TensorCoreMesh(axis_name, num_cores)`. NumCores = 0 takes the chip's count;
+/// Chip defaults to the chip in force (PALLAS_DEFAULT_CHIP, v5p).
+template <fixed_string AxisName, int NumCores = 0, ChipVersion Chip = default_chip>
+struct TensorCoreMesh {
+  static_assert(NumCores >= 0, "pallas::TensorCoreMesh: the core count must be >= 1 (0 takes the chip's)");
+  static constexpr TpuInfo info = get_tpu_info_for_chip(Chip);  ///< the chip's facts
+  static constexpr int num_cores = NumCores > 0 ? NumCores : info.num_cores;  ///< the cores a kernel runs on
+  static constexpr std::string_view axis_name = AxisName.view();  ///< the name of the core axis
+  static constexpr ChipVersion chip = Chip;  ///< the chip generation
+};
+
+}  // namespace pallas::tpu
+
+namespace pallas::detail {
+template <class T>
+struct is_tensor_core_mesh : std::false_type {};
+template <fixed_string A, int N, tpu::ChipVersion C>
+struct is_tensor_core_mesh<tpu::TensorCoreMesh<A, N, C>> : std::true_type {};
+}  // namespace pallas::detail
+
+namespace pallas::tpu {
+
+template <class T>
+concept Mesh = detail::is_tensor_core_mesh<std::remove_cvref_t<T>>::value;
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/mesh.hpp ----
+
+namespace pallas {
+
+/// A mesh axis_index and axis_size can name axes of: a pltpu::TensorCoreMesh or a pl::device_mesh.
+template <class T>
+concept AxisMesh = tpu::Mesh<T> || DeviceMesh<T>;
+
+}  // namespace pallas
+
+namespace pallas::detail {
+
+/// An axis name spelled as its characters: `axis_name_chars<'c', 'o', 'r', 'e'>`.
+template <char... C>
+struct axis_name_chars {};
+/// The axis names of one mesh, as axis_name_chars.
+template <class... Names>
+struct mesh_axes {};
+
+/// Mesh's axis names.
+template <AxisMesh Mesh>
+constexpr auto axis_names_of() {
+  if constexpr (tpu::Mesh<Mesh>) {
+    return std::array<std::string_view, 1>{Mesh::axis_name};
+  } else {
+    std::array<std::string_view, Mesh::num_axes> names{};
+    for (std::size_t a = 0; a < names.size(); ++a) names[a] = Mesh::axis_names[a];
+    return names;
+  }
+}
+template <AxisMesh Mesh>
+inline constexpr auto axis_names_v = axis_names_of<Mesh>();
+
+template <AxisMesh Mesh, std::size_t K, std::size_t... I>
+axis_name_chars<axis_names_v<Mesh>[K][I]...> spell_axis(std::index_sequence<I...>);
+template <AxisMesh Mesh, std::size_t... K>
+mesh_axes<decltype(spell_axis<Mesh, K>(std::make_index_sequence<axis_names_v<Mesh>[K].size()>{}))...> spell_mesh(
+    std::index_sequence<K...>);
+/// Mesh's axis names as mesh_axes<axis_name_chars<...>...>.
+template <AxisMesh Mesh>
+using spelled_mesh_axes = decltype(spell_mesh<Mesh>(std::make_index_sequence<axis_names_v<Mesh>.size()>{}));
+
+template <fixed_string Name, std::size_t... I>
+axis_name_chars<Name.chars[I]...> spell_name(std::index_sequence<I...>);
+/// The axis name Name as axis_name_chars.
+template <fixed_string Name>
+using spelled_name = decltype(spell_name<Name>(std::make_index_sequence<Name.view().size()>{}));
+
+/// Whether one of Meshes has an axis called Name.
+template <fixed_string Name, AxisMesh... Meshes>
+inline constexpr bool has_axis_v = ((std::find(axis_names_v<Meshes>.begin(), axis_names_v<Meshes>.end(),
+                                               Name.view()) != axis_names_v<Meshes>.end()) ||
+                                    ...);
+
+/// What asked for an axis: pl::axis_index or pl::axis_size.
+enum class axis_query { index, size };
+
+/// Instantiated by axis_index<Name, Meshes...>() / axis_size<...>(): fails, naming the axis
+/// and each mesh's axes in its template arguments, when no mesh has that axis.
+template <axis_query Who, bool Found, class Axis, class... MeshAxes>
+struct mesh_has_axis {
+  static_assert(Found || Who != axis_query::index,
+                "pallas::axis_index: no mesh given has this axis (mesh_has_axis<query, found, the axis, "
+                "each mesh's axes...>)");
+  static_assert(Found || Who != axis_query::size,
+                "pallas::axis_size: no mesh given has this axis (mesh_has_axis<query, found, the axis, "
+                "each mesh's axes...>)");
+};
+
+template <axis_query Who, fixed_string Name, AxisMesh... Meshes>
+using mesh_axis_check =
+    mesh_has_axis<Who, has_axis_v<Name, Meshes...>, spelled_name<Name>, spelled_mesh_axes<Meshes>...>;
+
+/// What asked for a grid axis: pl::program_id or pl::num_programs.
+enum class grid_query { program_id, num_programs };
+
+/// Instantiated by program_id<Axis>(grid) / num_programs<Axis>(grid): fails, with the axis
+/// and the grid's rank as its template arguments, when the grid has no axis Axis.
+template <grid_query Who, int Axis, std::size_t GridRank, bool InRange = (Axis >= 0 && std::size_t(Axis) < GridRank)>
+struct grid_has_axis {
+  static_assert(InRange || Who != grid_query::program_id,
+                "pallas::program_id: the grid has no such axis (0 <= Axis < GridRank in "
+                "grid_has_axis<query, Axis, GridRank>)");
+  static_assert(InRange || Who != grid_query::num_programs,
+                "pallas::num_programs: the grid has no such axis (0 <= Axis < GridRank in "
+                "grid_has_axis<query, Axis, GridRank>)");
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/static_axis_checks.hpp ----
+// ---- begin pallas/grid.hpp ----
+// pl::grid: the iteration space of a pipeline or pallas_call. Static extents are template
+// arguments (`pl::grid<4, 8>`); run-time ones are pl::dyn and given as values
+// (`pl::grid<pl::dyn, 8>(n)`). Steps run in lexicographic order, last axis fastest.
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+
+namespace pallas {
+
+/// The type of `pl::grid<...>`: the extents of a grid, last axis fastest.
+template <index_t... Es>
+struct grid_t {
+  static_assert(sizeof...(Es) <= 8, "pallas::grid: at most 8 grid axes");
+  static_assert(((Es > 0 || Es == dyn) && ...), "pallas::grid: every grid extent must be > 0");
+  using extents_type = extents<Es...>;  ///< the extents as a type
+  /// The number of grid axes.
+  static constexpr std::size_t rank() noexcept { return sizeof...(Es); }
+  static constexpr bool is_static = extents_type::is_static;  ///< no pl::dyn extent
+
+  /// Every extent; the pl::dyn ones are 0 until given with operator().
+  std::array<index_t, sizeof...(Es)> extents_{(Es == dyn ? 0 : Es)...};
+
+  /// The run-time extents: `pl::grid<pl::dyn, 8>(n)`.
+  template <DynamicInt... I>
+    requires(sizeof...(I) == extents_type::rank_dynamic() && sizeof...(I) > 0)
+  constexpr grid_t operator()(I... dynamic_extents) const {
+    grid_t g;
+    g.extents_ = extents_type(dynamic_extents...).all();
+    return g;
+  }
+
+  /// The extent of `axis`.
+  constexpr index_t extent(std::size_t axis) const noexcept { return extents_[axis]; }
+  /// The number of grid points.
+  constexpr index_t size() const noexcept {
+    index_t n = 1;
+    for (auto e : extents_) n *= e;
+    return n;
+  }
+  /// Every extent.
+  constexpr std::array<index_t, sizeof...(Es)> all() const noexcept { return extents_; }
+};
+
+/// `grid=(a, b, ...)`.
+template <index_t... Es>
+inline constexpr grid_t<Es...> grid{};
+
+namespace detail {
+template <class T>
+struct is_grid : std::false_type {};
+template <index_t... Es>
+struct is_grid<grid_t<Es...>> : std::true_type {};
+
+/// The multi-index of linear step `s` of a box with the given extents (last axis fastest).
+template <std::size_t R>
+constexpr std::array<index_t, R> unravel(index_t s, std::array<index_t, R> const& extents) {
+  std::array<index_t, R> ix{};
+  for (std::size_t a = R; a-- > 0;) {
+    ix[a] = s % extents[a];
+    s /= extents[a];
+  }
+  return ix;
+}
+}  // namespace detail
+
+template <class T>
+concept Grid = detail::is_grid<std::remove_cvref_t<T>>::value;
+
+}  // namespace pallas
+// ---- end pallas/grid.hpp ----
 
 namespace pallas {
 
 /// `jax.lax.axis_index(name)`: this core's index along the core mesh axis `Name`, or, in a
-/// launch on a device mesh (tpu/device_mesh.hpp), its chip's coordinate along `Name`.
-template <fixed_string Name>
+/// launch on a device mesh (tpu/device_mesh.hpp), its chip's coordinate along `Name`. With
+/// the meshes of the launch, `axis_index<"x", Mesh>()` (or `<"x", ChipMesh, CoreMesh>`), a
+/// name none of them has is a compile-time error instead of a run-time one.
+template <fixed_string Name, AxisMesh... Meshes>
 index_t axis_index() {
+  if constexpr (sizeof...(Meshes) > 0) (void)detail::mesh_axis_check<detail::axis_query::index, Name, Meshes...>{};
   auto& core = detail::this_core("axis_index");
   if (core.launch->axis_name == Name.view()) return detail::local_core_index(core);
   if (detail::chip_context const* chips = core.launch->chips)
@@ -8390,9 +8766,11 @@ index_t axis_index() {
                core.launch->axis_name, "'", core.launch->chips ? ", " + core.launch->chips->axes_list() : "", ")");
 }
 
-/// `jax.lax.axis_size(name)`: the number of cores (or chips) along the mesh axis `Name`.
-template <fixed_string Name>
+/// `jax.lax.axis_size(name)`: the number of cores (or chips) along the mesh axis `Name`;
+/// `axis_size<"x", Mesh>()` checks at compile time that a mesh given has the axis.
+template <fixed_string Name, AxisMesh... Meshes>
 index_t axis_size() {
+  if constexpr (sizeof...(Meshes) > 0) (void)detail::mesh_axis_check<detail::axis_query::size, Name, Meshes...>{};
   auto& core = detail::this_core("axis_size");
   if (core.launch->axis_name == Name.view()) return core.launch->cores_per_chip;
   if (detail::chip_context const* chips = core.launch->chips)
@@ -8421,6 +8799,33 @@ inline index_t program_id(int axis) { return detail::current_grid("program_id", 
 /// gives the whole grid's).
 inline index_t num_programs(int axis) {
   return detail::current_grid("num_programs", axis).num_programs[axis];
+}
+
+namespace detail {
+/// program_id(axis) (or, with `extent`, num_programs(axis)) of the running grid, which must
+/// have the rank of the grid the caller named.
+inline index_t grid_coordinate(char const* who, int axis, std::size_t rank, bool extent) {
+  grid_frame const& grid = current_grid(who, axis);
+  if (static_cast<std::size_t>(grid.rank) != rank)
+    fail("pallas::", who, ": the grid given has rank ", rank, " but the running grid has rank ", grid.rank);
+  return extent ? grid.num_programs[axis] : grid.program_id[axis];
+}
+}  // namespace detail
+
+/// `pl.program_id(Axis)` checked against the kernel's grid: `pl::program_id<1>(grid)`, where
+/// `grid` is the pl::grid of the pallas_call or pipeline; an axis the grid does not have is
+/// a compile-time error.
+template <int Axis, index_t... Es>
+index_t program_id(grid_t<Es...> const&) {
+  (void)detail::grid_has_axis<detail::grid_query::program_id, Axis, sizeof...(Es)>{};
+  return detail::grid_coordinate("program_id", Axis, sizeof...(Es), false);
+}
+
+/// `pl.num_programs(Axis)` checked against the kernel's grid: `pl::num_programs<1>(grid)`.
+template <int Axis, index_t... Es>
+index_t num_programs(grid_t<Es...> const&) {
+  (void)detail::grid_has_axis<detail::grid_query::num_programs, Axis, sizeof...(Es)>{};
+  return detail::grid_coordinate("num_programs", Axis, sizeof...(Es), true);
 }
 
 }  // namespace pallas
@@ -10688,88 +11093,6 @@ struct is_cost_estimate : std::is_same<T, CostEstimate> {};
 
 }  // namespace pallas
 // ---- end pallas/cost_estimate.hpp ----
-// ---- begin pallas/tpu/chip.hpp ----
-// The TPU generations and their per-TensorCore facts (jax's `pltpu.get_tpu_info()`).
-// The chip in force is v5p unless PALLAS_DEFAULT_CHIP names another
-// (`-DPALLAS_DEFAULT_CHIP=TPU_V5E`); a mesh may choose its own.
-
-#include <cstdint>
-#include <string_view>
-
-namespace pallas::tpu {
-
-/// The TPU generations (`pltpu.ChipVersion`).
-enum class ChipVersion { TPU_V4, TPU_V5E, TPU_V5P, TPU_V6E, TPU_7X };
-
-/// Facts of one TensorCore of a chip. Values are per TensorCore, as in jax.
-struct TpuInfo {
-  ChipVersion chip_version;  ///< the generation
-  int generation;  ///< 4, 5, 6, 7
-  /// TensorCores a kernel runs on (one JAX device): 2 on the megacore chips v4 and v5p; 1
-  /// elsewhere (each v7x TensorCore is its own device).
-  int num_cores;
-  int num_physical_cores;  ///< TensorCores on the chip
-  int num_lanes;  ///< vector lanes (128)
-  int num_sublanes;  ///< vector sublanes (8)
-  int mxu_column_size;  ///< the matrix unit's width
-  int num_mxus;  ///< matrix units per core
-  std::int64_t vmem_capacity_bytes;  ///< VMEM per core
-  std::int64_t smem_capacity_bytes;  ///< SMEM per core
-  std::int64_t cmem_capacity_bytes;  ///< CMEM (v4 only)
-  std::int64_t hbm_capacity_bytes;  ///< HBM per core
-  double mem_bw_bytes_per_second;  ///< HBM bandwidth per core
-  double bf16_ops_per_second;  ///< peak bf16 FLOP/s per core
-  std::string_view device_kind;  ///< jax's device_kind string
-
-  /// Two TensorCores per device (v4, v5p).
-  constexpr bool is_megacore() const noexcept { return num_cores > 1; }
-  /// The "lite" chips (v5e, v6e).
-  constexpr bool is_lite() const noexcept {
-    return chip_version == ChipVersion::TPU_V5E || chip_version == ChipVersion::TPU_V6E;
-  }
-  /// Each TensorCore its own device (v7x).
-  constexpr bool is_split_chip() const noexcept { return num_physical_cores > num_cores; }
-};
-
-/// The facts of a chip generation.
-constexpr TpuInfo get_tpu_info_for_chip(ChipVersion chip) noexcept {
-  constexpr std::int64_t mib = 1024 * 1024;
-  switch (chip) {
-    case ChipVersion::TPU_V4:
-      return {chip, 4, 2, 2, 128, 8, 128, 4, 16 * mib, 1 * mib, 67'000'000, 17'200'000'000,
-              615e9, 137.5e12, "TPU v4"};
-    case ChipVersion::TPU_V5E:
-      return {chip, 5, 1, 1, 128, 8, 128, 4, 128 * mib, 1 * mib, 0, 17'200'000'000,
-              820e9, 197e12, "TPU v5 lite"};
-    case ChipVersion::TPU_V5P:
-      return {chip, 5, 2, 2, 128, 8, 128, 4, 64 * mib, 1 * mib, 0, 51'500'000'000,
-              1.23e12, 229.5e12, "TPU v5"};
-    case ChipVersion::TPU_V6E:
-      return {chip, 6, 1, 1, 128, 8, 256, 2, 128 * mib, 1 * mib, 0, 34'400'000'000,
-              1.64e12, 920e12, "TPU v6 lite"};
-    case ChipVersion::TPU_7X:
-      return {chip, 7, 1, 2, 128, 8, 256, 2, 64 * mib, 1 * mib, 0, 103'000'000'000,
-              3.7e12, 1.155e15, "TPU7x"};
-  }
-  return get_tpu_info_for_chip(ChipVersion::TPU_V5P);
-}
-
-#ifndef PALLAS_DEFAULT_CHIP
-#  define PALLAS_DEFAULT_CHIP TPU_V5P
-#endif
-
-/// The chip in force for meshes that don't name one.
-inline constexpr ChipVersion default_chip = ChipVersion::PALLAS_DEFAULT_CHIP;
-
-/// The facts of the chip in force; usable in constant expressions:
-/// `constexpr auto info = pltpu::get_tpu_info(); pl::ShapeDtypeStruct<float, 128 * info.num_cores>`.
-constexpr TpuInfo get_tpu_info() noexcept { return get_tpu_info_for_chip(default_chip); }
-
-/// The largest VMEM of any generation: what a core's arena reserves.
-inline constexpr std::int64_t max_vmem_capacity_bytes = std::int64_t{128} * 1024 * 1024;
-
-}  // namespace pallas::tpu
-// ---- end pallas/tpu/chip.hpp ----
 
 namespace pallas::tpu {
 
@@ -11494,42 +11817,6 @@ inline launch_conventions launch_interpret_conventions() {
 
 }  // namespace pallas::detail
 // ---- end pallas/tpu/interpret_params.hpp ----
-// ---- begin pallas/tpu/mesh.hpp ----
-// pltpu::TensorCoreMesh<"core">: the TensorCores of one device as a 1-D mesh.
-
-#include <string_view>
-#include <type_traits>
-
-
-namespace pallas::tpu {
-
-/// `pltpu.TensorCoreMesh(axis_name, num_cores)`. NumCores = 0 takes the chip's count;
-/// Chip defaults to the chip in force (PALLAS_DEFAULT_CHIP, v5p).
-template <fixed_string AxisName, int NumCores = 0, ChipVersion Chip = default_chip>
-struct TensorCoreMesh {
-  static_assert(NumCores >= 0, "pallas::TensorCoreMesh: the core count must be >= 1 (0 takes the chip's)");
-  static constexpr TpuInfo info = get_tpu_info_for_chip(Chip);  ///< the chip's facts
-  static constexpr int num_cores = NumCores > 0 ? NumCores : info.num_cores;  ///< the cores a kernel runs on
-  static constexpr std::string_view axis_name = AxisName.view();  ///< the name of the core axis
-  static constexpr ChipVersion chip = Chip;  ///< the chip generation
-};
-
-}  // namespace pallas::tpu
-
-namespace pallas::detail {
-template <class T>
-struct is_tensor_core_mesh : std::false_type {};
-template <fixed_string A, int N, tpu::ChipVersion C>
-struct is_tensor_core_mesh<tpu::TensorCoreMesh<A, N, C>> : std::true_type {};
-}  // namespace pallas::detail
-
-namespace pallas::tpu {
-
-template <class T>
-concept Mesh = detail::is_tensor_core_mesh<std::remove_cvref_t<T>>::value;
-
-}  // namespace pallas::tpu
-// ---- end pallas/tpu/mesh.hpp ----
 // ---- begin pallas/tpu/scratch.hpp ----
 // Scratch buffer types: `pltpu::VMEM<float, 128>` is `pltpu.VMEM((128,), jnp.float32)`,
 // `pltpu::SMEM<std::int32_t, 8>` is `pltpu.SMEM((8,), jnp.int32)`. A launch allocates one
@@ -12293,12 +12580,15 @@ void semaphore_signal(S const& sem, index_t inc = 1, index_t core_index = -1,
 template <SemaphoreRef S>
 void semaphore_wait(S const& sem, index_t value = 1, detail::place where = detail::place::here()) {
   static_assert(S::rank() == 0, "pallas::semaphore_wait: the semaphore must be ()-shaped; pick one with .at(i)");
+  // A DMA semaphore counts bytes its copies deliver; only the copy's .wait() knows how many.
+  static_assert(std::remove_cvref_t<decltype(*sem.data())>::kind != tpu::semaphore_kind::dma,
+                "pallas::semaphore_wait: a DMA semaphore is waited on with the copy's .wait() "
+                "(make_async_copy / make_async_remote_copy), not semaphore_wait");
   auto& core = detail::this_core("semaphore_wait");
   if (value < 0 || value > INT32_MAX)
     detail::fail("pallas::semaphore_wait: value ", value, " is not a non-negative int32 (", where.file_name(), ':',
                  where.line, ')');
-  detail::traced_wait traced(core, &sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait",
-                             std::remove_cvref_t<decltype(*sem.data())>::kind == tpu::semaphore_kind::dma);
+  detail::traced_wait traced(core, &sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait", false);
   detail::wait_on_semaphore(core, sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait", where);
 }
 
@@ -12613,51 +12903,6 @@ auto async_copy(Src const& src, Dst const& dst, Sem const& sem,
 
 }  // namespace pallas::tpu
 // ---- end pallas/tpu/async_copy.hpp ----
-// ---- begin pallas/tpu/device_mesh.hpp ----
-// A mesh of chips with named axes, as `jax.sharding.Mesh(devices, ('x',))`:
-//
-//   using ring = pl::device_mesh<"x", 4>;           // 4 chips on axis 'x'
-//   using grid = pl::device_mesh<"x", 2, "y", 2>;   // 2 x 2 chips, 'y' varies fastest
-//
-// Chip c's coordinates are c in row-major order over the axes (the last axis varies
-// fastest), as jax numbers a mesh's devices. pl::shard_map (tpu/shard_map.hpp) runs a
-// kernel on every chip; inside, `pl::axis_index<"x">()` is the chip's coordinate.
-
-#include <array>
-#include <type_traits>
-#include <string_view>
-
-
-namespace pallas {
-
-/// `jax.sharding.Mesh(devices, axis_names)` of chips: `pl::device_mesh<"x", 4>`,
-/// `pl::device_mesh<"x", 2, "y", 2>` (up to 3 axes; chips numbered row-major, last axis
-/// fastest). Each chip has its own HBM and TensorCores; pl::shard_map launches on all.
-template <fixed_string A0, int N0, fixed_string A1 = "", int N1 = 1, fixed_string A2 = "", int N2 = 1>
-struct device_mesh {
-  static_assert(N0 >= 1 && N1 >= 1 && N2 >= 1, "pallas::device_mesh: every axis needs at least one chip");
-  static constexpr int num_axes = A1.view().empty() ? 1 : A2.view().empty() ? 2 : 3;  ///< 1, 2 or 3
-  static_assert(!A0.view().empty() && A0.view() != A1.view() && A0.view() != A2.view() &&
-                    (num_axes < 3 || A1.view() != A2.view()),
-                "pallas::device_mesh: axis names must be non-empty and distinct");
-  static constexpr std::array<std::string_view, 3> axis_names{A0.view(), A1.view(), A2.view()};  ///< the axes' names (unused ones empty)
-  static constexpr std::array<int, 3> axis_sizes{N0, N1, N2};  ///< chips along each axis (unused ones 1)
-  static constexpr int num_chips = N0 * N1 * N2;  ///< chips in the mesh
-};
-
-namespace detail {
-template <class T>
-struct is_device_mesh : std::false_type {};
-template <fixed_string A0, int N0, fixed_string A1, int N1, fixed_string A2, int N2>
-struct is_device_mesh<device_mesh<A0, N0, A1, N1, A2, N2>> : std::true_type {};
-}  // namespace detail
-
-/// A pl::device_mesh type.
-template <class T>
-concept DeviceMesh = detail::is_device_mesh<T>::value;
-
-}  // namespace pallas
-// ---- end pallas/tpu/device_mesh.hpp ----
 // ---- begin pallas/tpu/shard_map.hpp ----
 // pl::shard_map: run a pl::kernel on every chip of a device mesh, each chip with its own
 // HBM shards (`jax.shard_map(kernel, mesh=mesh, in_specs=P('x'), out_specs=P('x'))`, in its
@@ -14753,79 +14998,6 @@ decltype(auto) run_scoped(F&& f) {
 
 }  // namespace pallas
 // ---- end pallas/run_scoped.hpp ----
-// ---- begin pallas/grid.hpp ----
-// pl::grid: the iteration space of a pipeline or pallas_call. Static extents are template
-// arguments (`pl::grid<4, 8>`); run-time ones are pl::dyn and given as values
-// (`pl::grid<pl::dyn, 8>(n)`). Steps run in lexicographic order, last axis fastest.
-
-#include <array>
-#include <cstddef>
-#include <type_traits>
-
-
-namespace pallas {
-
-/// The type of `pl::grid<...>`: the extents of a grid, last axis fastest.
-template <index_t... Es>
-struct grid_t {
-  static_assert(sizeof...(Es) <= 8, "pallas::grid: at most 8 grid axes");
-  static_assert(((Es > 0 || Es == dyn) && ...), "pallas::grid: every grid extent must be > 0");
-  using extents_type = extents<Es...>;  ///< the extents as a type
-  /// The number of grid axes.
-  static constexpr std::size_t rank() noexcept { return sizeof...(Es); }
-  static constexpr bool is_static = extents_type::is_static;  ///< no pl::dyn extent
-
-  /// Every extent; the pl::dyn ones are 0 until given with operator().
-  std::array<index_t, sizeof...(Es)> extents_{(Es == dyn ? 0 : Es)...};
-
-  /// The run-time extents: `pl::grid<pl::dyn, 8>(n)`.
-  template <DynamicInt... I>
-    requires(sizeof...(I) == extents_type::rank_dynamic() && sizeof...(I) > 0)
-  constexpr grid_t operator()(I... dynamic_extents) const {
-    grid_t g;
-    g.extents_ = extents_type(dynamic_extents...).all();
-    return g;
-  }
-
-  /// The extent of `axis`.
-  constexpr index_t extent(std::size_t axis) const noexcept { return extents_[axis]; }
-  /// The number of grid points.
-  constexpr index_t size() const noexcept {
-    index_t n = 1;
-    for (auto e : extents_) n *= e;
-    return n;
-  }
-  /// Every extent.
-  constexpr std::array<index_t, sizeof...(Es)> all() const noexcept { return extents_; }
-};
-
-/// `grid=(a, b, ...)`.
-template <index_t... Es>
-inline constexpr grid_t<Es...> grid{};
-
-namespace detail {
-template <class T>
-struct is_grid : std::false_type {};
-template <index_t... Es>
-struct is_grid<grid_t<Es...>> : std::true_type {};
-
-/// The multi-index of linear step `s` of a box with the given extents (last axis fastest).
-template <std::size_t R>
-constexpr std::array<index_t, R> unravel(index_t s, std::array<index_t, R> const& extents) {
-  std::array<index_t, R> ix{};
-  for (std::size_t a = R; a-- > 0;) {
-    ix[a] = s % extents[a];
-    s /= extents[a];
-  }
-  return ix;
-}
-}  // namespace detail
-
-template <class T>
-concept Grid = detail::is_grid<std::remove_cvref_t<T>>::value;
-
-}  // namespace pallas
-// ---- end pallas/grid.hpp ----
 // ---- begin pallas/block_spec.hpp ----
 // pl::BlockSpec: which block of an operand each grid step sees.
 //
@@ -16086,7 +16258,7 @@ std::ostream& operator<<(std::ostream& out, basic_plan<R, N, C, E, Ru, I, L> con
 //
 // What the front ends (tpu/pipeline.hpp, pallas_call.hpp) use: pipeline_engine (with its
 // caller and split_policy), check_operands, check_static_rules (static_rules.hpp),
-// pipeline_buffer_bytes and within_vmem_budget (vmem_budget.hpp), body_refs_of, plan_for,
+// pipeline_buffer_bytes (vmem_budget.hpp), body_refs_of, plan_for,
 // run_pipeline, plan_is_static_v and static_plan_of.
 
 #include <array>
@@ -17446,13 +17618,6 @@ constexpr std::int64_t pipeline_buffer_bytes() {
   }(std::make_index_sequence<E::num_operands>{});
 }
 
-/// The VMEM budget of a pallas_call: E's buffers and the scratch (`scratch_bytes`) within
-/// `limit` (vmem_limit_bytes, or the chip's VMEM).
-template <class E>
-constexpr bool within_vmem_budget(std::int64_t scratch_bytes, std::int64_t limit) {
-  return pipeline_buffer_bytes<E, memory_space::vmem>() + scratch_bytes <= limit;
-}
-
 }  // namespace pallas::detail
 // ---- end pallas/detail/pipeline/vmem_budget.hpp ----
 
@@ -17571,7 +17736,7 @@ class pipeline {
   /// The compile-time rules for operands of types Refs; true when they all hold.
   template <class... Refs>
   static constexpr bool valid() {
-    static_assert(sizeof...(Refs) == num_inputs + num_outputs,
+    static_assert(detail::counts_match<sizeof...(Refs), num_inputs + num_outputs>::value,
                   "pallas::emit_pipeline: pass one ref per in_spec and out_spec (refs == in_specs + out_specs)");
     if constexpr (sizeof...(Refs) == num_inputs + num_outputs && factory_rules_hold()) {
       using E = engine_type<Refs...>;
@@ -17587,10 +17752,10 @@ class pipeline {
       if constexpr (operands_ok && outputs_writable) {
         constexpr std::int64_t vmem_bytes = detail::pipeline_buffer_bytes<E, memory_space::vmem>();
         constexpr std::int64_t smem_bytes = detail::pipeline_buffer_bytes<E, memory_space::smem>();
-        static_assert(vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes,
+        static_assert(detail::bytes_fit<vmem_bytes, CoreAxis::chip.vmem_capacity_bytes>::value,
                       "pallas::emit_pipeline: the pipeline's VMEM buffers (buffers x block bytes, summed) "
                       "exceed the chip's VMEM (bytes asked <= bytes available per core)");
-        static_assert(smem_bytes <= CoreAxis::chip.smem_capacity_bytes,
+        static_assert(detail::bytes_fit<smem_bytes, CoreAxis::chip.smem_capacity_bytes>::value,
                       "pallas::emit_pipeline: the pipeline's SMEM buffers (buffers x block bytes, summed) "
                       "exceed the chip's SMEM (bytes asked <= bytes available per core)");
         if constexpr (vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes &&
@@ -17600,7 +17765,7 @@ class pipeline {
               return std::is_invocable_v<Body const&,
                                          detail::body_ref_t<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
             }(std::index_sequence_for<Refs...>{});
-            static_assert(callable,
+            static_assert(detail::takes_parameters<sizeof...(Refs), callable>::value,
                           "pallas::emit_pipeline: the body must take one block ref per in_spec and out_spec, in that "
                           "order");
             return callable;
@@ -18600,6 +18765,8 @@ struct call_aliases {
 // copied into each core's SMEM before the grid runs; index maps and the kernel get SMEM refs.
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
@@ -18649,6 +18816,50 @@ struct call_args {
   using parts = split<std::make_index_sequence<NumPrefetch>, std::make_index_sequence<sizeof...(Args) - NumPrefetch>>;
   using inputs = typename parts::inputs;
   using prefetch_refs = typename parts::prefetch_refs;
+};
+
+/// The block rank an in_spec asks of its input, or -1 when it takes any (a whole-array or
+/// ANY/HBM spec).
+template <class Spec>
+constexpr int spec_block_rank() {
+  if constexpr (requires { Spec::rank; })
+    return Spec::raw ? -1 : static_cast<int>(Spec::rank);
+  else
+    return -1;
+}
+
+/// Where the NumPrefetch scalar-prefetch arrays seem to be when they are not first: the
+/// argument P > 0 from which taking them makes every in_spec's block rank fit its input,
+/// when with them first some does not; -1 otherwise (no in_specs, or no such P).
+template <class InSpecs, std::size_t NumPrefetch, class... Args>
+constexpr int misplaced_prefetch() {
+  constexpr std::size_t num_inputs = std::tuple_size_v<InSpecs>;
+  if constexpr (num_inputs == 0 || NumPrefetch == 0 || sizeof...(Args) != num_inputs + NumPrefetch) {
+    return -1;
+  } else {
+    constexpr std::array<int, sizeof...(Args)> arg_ranks{static_cast<int>(std::remove_cvref_t<Args>::rank())...};
+    constexpr auto spec_ranks = []<std::size_t... K>(std::index_sequence<K...>) {
+      return std::array<int, num_inputs>{spec_block_rank<std::tuple_element_t<K, InSpecs>>()...};
+    }(std::make_index_sequence<num_inputs>{});
+    auto const fits = [&](std::size_t p) {
+      for (std::size_t k = 0; k < num_inputs; ++k)
+        if (spec_ranks[k] >= 0 && spec_ranks[k] != arg_ranks[k < p ? k : k + NumPrefetch]) return false;
+      return true;
+    };
+    if (fits(0)) return -1;
+    for (std::size_t p = 1; p <= num_inputs; ++p)
+      if (fits(p)) return static_cast<int>(p);
+    return -1;
+  }
+}
+
+/// Instantiated by a pallas_call: fails, with the prefetch count and the argument they
+/// seem to start at as its template arguments, when misplaced_prefetch found them there.
+template <int NumPrefetch, int FoundAt, bool First = (FoundAt < 0)>
+struct scalar_prefetch_first {
+  static_assert(First,
+                "pallas::pallas_call: pass the NumPrefetch scalar-prefetch arrays first, then the inputs (the "
+                "in_specs' block ranks fit the inputs only with the prefetch arrays at argument FoundAt)");
 };
 
 }  // namespace pallas::detail
@@ -18768,7 +18979,9 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
     constexpr std::size_t num_args = sizeof...(Args);
     static_assert(num_args >= static_cast<std::size_t>(NumPrefetch),
                   "pallas::pallas_call: pass the scalar-prefetch arrays first (arguments >= num_scalar_prefetch)");
-    if constexpr (num_args >= static_cast<std::size_t>(NumPrefetch)) {
+    constexpr int misplaced = pallas::detail::misplaced_prefetch<InSpecs, NumPrefetch, Args...>();
+    (void)pallas::detail::scalar_prefetch_first<NumPrefetch, misplaced>{};
+    if constexpr (num_args >= static_cast<std::size_t>(NumPrefetch) && misplaced < 0) {
       constexpr std::size_t num_inputs = num_args - NumPrefetch;
       auto all = std::tuple<Args const&...>(args...);
       auto prefetch_args = [&]<std::size_t... P>(std::index_sequence<P...>) {
@@ -18927,15 +19140,15 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
     namespace pd = pallas::detail;
     if constexpr (pd::check_operands<E, CheckTiling>()) {
       constexpr std::int64_t limit = VmemLimit > 0 ? VmemLimit : tpu::get_tpu_info().vmem_capacity_bytes;
-      constexpr bool budget = pd::within_vmem_budget<E>((std::int64_t{0} + ... + Scratch::vmem_bytes), limit);
-      static_assert(budget,
+      constexpr std::int64_t vmem_bytes = pd::pipeline_buffer_bytes<E>() + (std::int64_t{0} + ... + Scratch::vmem_bytes);
+      static_assert(pd::bytes_fit<vmem_bytes, limit>::value,
                     "pallas::pallas_call: the blocks' buffers and the scratch exceed the VMEM budget (bytes asked "
                     "<= vmem_limit_bytes, or the chip's VMEM)");
-      if constexpr (budget && pd::check_static_rules<E, true>()) {
+      if constexpr (vmem_bytes <= limit && pd::check_static_rules<E, true>()) {
         constexpr bool callable = kernel_callable<typename E::extra_type>(
             std::type_identity<decltype(std::tuple_cat(std::declval<typename pd::body_refs_of<E>::type>(),
                                                        std::declval<std::tuple<typename Scratch::ref_type...>>()))>{});
-        static_assert(callable,
+        static_assert(pd::takes_parameters<NumPrefetch + E::num_operands + sizeof...(Scratch), callable>::value,
                       "pallas::pallas_call: the kernel must take the scalar-prefetch refs, one block ref per input "
                       "and output, then the scratch refs, in that order");
         return callable;

@@ -1,6 +1,6 @@
 // A mesh of chips: pl::shard_map runs a pl::kernel on every chip of a pl::device_mesh with
 // one Array per chip; pl::axis_index / axis_size give the chip's coordinates (1-D and 2-D,
-// row-major) and the core axis keeps meaning the chip's own cores; emit_pipeline splits
+// row-major; also the checked forms that name the meshes) and the core axis keeps meaning the chip's own cores; emit_pipeline splits
 // each chip's grid among that chip's cores; a failure on one chip stops every chip.
 #include <pallas/pallas.hpp>
 
@@ -27,14 +27,23 @@ using Catch::Matchers::Contains;
 /// output: row k of chip c holds 1000 * x + 100 * y + k.
 template <class ChipMesh, int Cores, bool TwoD>
 void check_coordinates() {
-  auto k = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, Cores, 128>>,
-                      pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>, pl::scratch_types<pltpu::VMEM<float, 128>>)(
+  using CoreMesh = pltpu::TensorCoreMesh<"core", Cores>;
+  auto k = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, Cores, 128>>, pl::mesh<CoreMesh>,
+                      pl::scratch_types<pltpu::VMEM<float, 128>>)(
       [](auto o, auto row) {
-        pl::index_t const core = pl::axis_index<"core">();
-        pl::index_t value = 1000 * pl::axis_index<"x">() + core;
-        if constexpr (TwoD) value += 100 * pl::axis_index<"y">();
+        // The checked forms (the meshes named) give what the unchecked ones give.
+        pl::index_t const core = pl::axis_index<"core", CoreMesh>();
+        pl::index_t value = 1000 * pl::axis_index<"x", ChipMesh, CoreMesh>() + core;
+        if constexpr (TwoD) value += 100 * pl::axis_index<"y", ChipMesh>();
         for (pl::index_t e = 0; e < 128; ++e) row(e) = static_cast<float>(value);
         if (pl::axis_size<"core">() != Cores || pl::axis_size<"x">() != ChipMesh::axis_sizes[0]) row(0) = -1.0f;
+        if (pl::axis_size<"core", ChipMesh, CoreMesh>() != Cores || pl::axis_size<"x", ChipMesh>() != ChipMesh::axis_sizes[0] ||
+            pl::axis_index<"core">() != core || pl::axis_index<"x">() != pl::axis_index<"x", ChipMesh>())
+          row(1) = -1.0f;
+        if constexpr (TwoD)
+          if (pl::axis_size<"y", CoreMesh, ChipMesh>() != ChipMesh::axis_sizes[1] ||
+              pl::axis_index<"y">() != pl::axis_index<"y", ChipMesh>())
+            row(2) = -1.0f;
         pltpu::sync_copy(row, o.at(core));
       });
   std::vector<pl::Array<float, Cores, 128>> outs = pl::shard_map<ChipMesh>(k)();

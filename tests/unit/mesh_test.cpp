@@ -1,5 +1,6 @@
 // pltpu::TensorCoreMesh: axis name, core count (explicit, or the chip's), chip; the Mesh
-// concept; pl::axis_index / pl::axis_size inside a kernel on such a mesh.
+// concept; pl::axis_index / pl::axis_size inside a kernel on such a mesh, and their checked
+// forms (the mesh named: an axis it lacks does not compile, tests/compile_fail/).
 #include <pallas/pallas.hpp>
 
 #include <catch2/catch.hpp>
@@ -69,4 +70,44 @@ TEST_CASE("TensorCoreMesh: axis_index and axis_size inside a kernel", "[mesh]") 
   })();
   CHECK(named(0) == 10);
   CHECK(named(1) == 11);
+}
+
+TEST_CASE("axis_index<\"x\", Mesh>: which meshes have an axis, and the axes spelled for the message", "[mesh]") {
+  namespace pd = pl::detail;
+  using cores = pltpu::TensorCoreMesh<"core", 2>;
+  using chips = pl::device_mesh<"x", 2, "yy", 3>;
+  STATIC_REQUIRE(pd::has_axis_v<"core", cores>);
+  STATIC_REQUIRE(!pd::has_axis_v<"x", cores>);
+  STATIC_REQUIRE(!pd::has_axis_v<"cor", cores>);
+  STATIC_REQUIRE(pd::has_axis_v<"yy", chips>);
+  STATIC_REQUIRE(!pd::has_axis_v<"y", chips>);
+  STATIC_REQUIRE(!pd::has_axis_v<"core", chips>);
+  STATIC_REQUIRE(pd::has_axis_v<"core", chips, cores>);
+  STATIC_REQUIRE(pd::has_axis_v<"x", cores, chips>);
+  STATIC_REQUIRE(!pd::has_axis_v<"z", cores, chips>);
+  // A device_mesh's unused axis slots (empty names) are not axes.
+  STATIC_REQUIRE(!pd::has_axis_v<"", pl::device_mesh<"x", 4>>);
+  STATIC_REQUIRE(pl::AxisMesh<cores> && pl::AxisMesh<chips> && !pl::AxisMesh<int>);
+
+  STATIC_REQUIRE(std::is_same_v<pd::spelled_name<"yy">, pd::axis_name_chars<'y', 'y'>>);
+  STATIC_REQUIRE(std::is_same_v<pd::spelled_mesh_axes<cores>, pd::mesh_axes<pd::axis_name_chars<'c', 'o', 'r', 'e'>>>);
+  STATIC_REQUIRE(std::is_same_v<pd::spelled_mesh_axes<chips>,
+                                pd::mesh_axes<pd::axis_name_chars<'x'>, pd::axis_name_chars<'y', 'y'>>>);
+  STATIC_REQUIRE(std::is_same_v<pd::spelled_mesh_axes<pl::device_mesh<"a", 1, "b", 1, "c", 1>>,
+                                pd::mesh_axes<pd::axis_name_chars<'a'>, pd::axis_name_chars<'b'>, pd::axis_name_chars<'c'>>>);
+}
+
+TEST_CASE("axis_index<\"core\", Mesh> and axis_size inside a kernel give the unchecked forms' values", "[mesh]") {
+  using mesh = pltpu::TensorCoreMesh<"core", 3>;
+  auto const out = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<std::int32_t, 6>>, pl::mesh<mesh>,
+                              pl::scratch_types<pltpu::SMEM<std::int32_t, 2>>)([](auto o_ref, auto s) {
+    auto const i = pl::axis_index<"core", mesh>();
+    s[0] = static_cast<std::int32_t>(i);
+    s[1] = static_cast<std::int32_t>(pl::axis_size<"core", mesh>());
+    pltpu::sync_copy(s, o_ref.at(pl::ds<2>(2 * i)));
+  })();
+  for (int c = 0; c < 3; ++c) {
+    CHECK(out(2 * c) == c);
+    CHECK(out(2 * c + 1) == 3);
+  }
 }

@@ -300,6 +300,40 @@ TEST_CASE("pallas_call: each output block records its program ids and the grid's
   CHECK(extents == pl::Array<I32, 2 * 8, 3 * 128>::full(23));
 }
 
+TEST_CASE("pallas_call: program_id<Axis>(grid) and num_programs<Axis>(grid) give the unchecked forms' values",
+          "[pallas_call][grid]") {
+  using I32 = std::int32_t;
+  constexpr auto grid = pl::grid<2, 3>;
+  auto const ids_extents = pl::pallas_call(
+      [&](auto id_ref, auto ext_ref) {
+        id_ref[pl::ellipsis] =
+            pl::full_like(id_ref, static_cast<I32>(10 * pl::program_id<0>(grid) + pl::program_id<1>(grid)));
+        ext_ref[pl::ellipsis] =
+            pl::full_like(ext_ref, static_cast<I32>(10 * pl::num_programs<0>(grid) + pl::num_programs<1>(grid)));
+      },
+      pl::out_shape<pl::ShapeDtypeStruct<I32, 2 * 8, 3 * 128>, pl::ShapeDtypeStruct<I32, 2 * 8, 3 * 128>>, grid,
+      pl::out_specs(pl::BlockSpec<8, 128>(ij), pl::BlockSpec<8, 128>(ij)))();
+  auto const& ids = std::get<0>(ids_extents);
+  CHECK(count_bad(ids, [&](index_t r, index_t c) { return ids(r, c) == 10 * (r / 8) + c / 128; }) == 0);
+  CHECK(std::get<1>(ids_extents) == pl::Array<I32, 2 * 8, 3 * 128>::full(23));
+
+  // A run-time extent: the rank is still the type's.
+  auto const rows = pl::grid<dyn>(4);
+  auto const steps = pl::pallas_call(
+      [&](auto o_ref) {
+        o_ref[pl::ellipsis] =
+            pl::full_like(o_ref, static_cast<I32>(100 * pl::num_programs<0>(rows) + pl::program_id<0>(rows)));
+      },
+      pl::out_shape<pl::ShapeDtypeStruct<I32, 4 * 8, 128>>, rows,
+      pl::out_specs(pl::BlockSpec<8, 128>([](auto i) { return pl::idx(i, 0); })))();
+  CHECK(count_bad(steps, [&](index_t r, index_t) { return steps(r, 0) == 400 + r / 8; }) == 0);
+
+  // A grid of another rank than the running one is a run-time error.
+  auto const wrong = pl::pallas_call([&](auto o_ref) { o_ref(0, 0) = static_cast<I32>(pl::program_id<0>(grid)); },
+                                     pl::out_shape<pl::ShapeDtypeStruct<I32, 8, 128>>, pl::grid<1>);
+  CHECK_THROWS_WITH(wrong(), Catch::Contains("pallas::program_id: the grid given has rank 2 but the running grid has rank 1"));
+}
+
 TEST_CASE("pallas_call: each core runs a contiguous range of ceil(P / cores) flattened PARALLEL points, in order",
           "[pallas_call][grid][cores]") {
   using I32 = std::int32_t;

@@ -4,6 +4,8 @@
 // copied into each core's SMEM before the grid runs; index maps and the kernel get SMEM refs.
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <tuple>
 #include <type_traits>
@@ -59,6 +61,50 @@ struct call_args {
   using parts = split<std::make_index_sequence<NumPrefetch>, std::make_index_sequence<sizeof...(Args) - NumPrefetch>>;
   using inputs = typename parts::inputs;
   using prefetch_refs = typename parts::prefetch_refs;
+};
+
+/// The block rank an in_spec asks of its input, or -1 when it takes any (a whole-array or
+/// ANY/HBM spec).
+template <class Spec>
+constexpr int spec_block_rank() {
+  if constexpr (requires { Spec::rank; })
+    return Spec::raw ? -1 : static_cast<int>(Spec::rank);
+  else
+    return -1;
+}
+
+/// Where the NumPrefetch scalar-prefetch arrays seem to be when they are not first: the
+/// argument P > 0 from which taking them makes every in_spec's block rank fit its input,
+/// when with them first some does not; -1 otherwise (no in_specs, or no such P).
+template <class InSpecs, std::size_t NumPrefetch, class... Args>
+constexpr int misplaced_prefetch() {
+  constexpr std::size_t num_inputs = std::tuple_size_v<InSpecs>;
+  if constexpr (num_inputs == 0 || NumPrefetch == 0 || sizeof...(Args) != num_inputs + NumPrefetch) {
+    return -1;
+  } else {
+    constexpr std::array<int, sizeof...(Args)> arg_ranks{static_cast<int>(std::remove_cvref_t<Args>::rank())...};
+    constexpr auto spec_ranks = []<std::size_t... K>(std::index_sequence<K...>) {
+      return std::array<int, num_inputs>{spec_block_rank<std::tuple_element_t<K, InSpecs>>()...};
+    }(std::make_index_sequence<num_inputs>{});
+    auto const fits = [&](std::size_t p) {
+      for (std::size_t k = 0; k < num_inputs; ++k)
+        if (spec_ranks[k] >= 0 && spec_ranks[k] != arg_ranks[k < p ? k : k + NumPrefetch]) return false;
+      return true;
+    };
+    if (fits(0)) return -1;
+    for (std::size_t p = 1; p <= num_inputs; ++p)
+      if (fits(p)) return static_cast<int>(p);
+    return -1;
+  }
+}
+
+/// Instantiated by a pallas_call: fails, with the prefetch count and the argument they
+/// seem to start at as its template arguments, when misplaced_prefetch found them there.
+template <int NumPrefetch, int FoundAt, bool First = (FoundAt < 0)>
+struct scalar_prefetch_first {
+  static_assert(First,
+                "pallas::pallas_call: pass the NumPrefetch scalar-prefetch arrays first, then the inputs (the "
+                "in_specs' block ranks fit the inputs only with the prefetch arrays at argument FoundAt)");
 };
 
 }  // namespace pallas::detail

@@ -19,6 +19,7 @@
 
 #include <pallas/block_view.hpp>
 #include <pallas/config.hpp>
+#include <pallas/detail/numbers_in_messages.hpp>
 #include <pallas/dtype.hpp>
 #include <pallas/error.hpp>
 #include <pallas/expr/assign.hpp>
@@ -245,7 +246,8 @@ class block : public detail::expr_methods<block<T, Shape>> {
 
   template <class... I>
   static index_t offset(I const&... idx) noexcept(!checked_mode) {
-    static_assert(sizeof...(I) == rank, "pallas::block: element access needs one index per dimension");
+    static_assert(detail::counts_match<sizeof...(I), rank>::value,
+                  "pallas::block: element access needs one index per dimension");
     if constexpr (sizeof...(I) != rank) {
       return 0;
     } else {

@@ -30,6 +30,7 @@
 #include <boost/mp11/list.hpp>
 
 #include <pallas/block_spec.hpp>
+#include <pallas/detail/numbers_in_messages.hpp>
 #include <pallas/detail/options.hpp>
 #include <pallas/detail/pipeline/engine.hpp>
 #include <pallas/detail/pipeline/rule_words.hpp>
@@ -165,7 +166,7 @@ class pipeline {
   /// The compile-time rules for operands of types Refs; true when they all hold.
   template <class... Refs>
   static constexpr bool valid() {
-    static_assert(sizeof...(Refs) == num_inputs + num_outputs,
+    static_assert(detail::counts_match<sizeof...(Refs), num_inputs + num_outputs>::value,
                   "pallas::emit_pipeline: pass one ref per in_spec and out_spec (refs == in_specs + out_specs)");
     if constexpr (sizeof...(Refs) == num_inputs + num_outputs && factory_rules_hold()) {
       using E = engine_type<Refs...>;
@@ -181,10 +182,10 @@ class pipeline {
       if constexpr (operands_ok && outputs_writable) {
         constexpr std::int64_t vmem_bytes = detail::pipeline_buffer_bytes<E, memory_space::vmem>();
         constexpr std::int64_t smem_bytes = detail::pipeline_buffer_bytes<E, memory_space::smem>();
-        static_assert(vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes,
+        static_assert(detail::bytes_fit<vmem_bytes, CoreAxis::chip.vmem_capacity_bytes>::value,
                       "pallas::emit_pipeline: the pipeline's VMEM buffers (buffers x block bytes, summed) "
                       "exceed the chip's VMEM (bytes asked <= bytes available per core)");
-        static_assert(smem_bytes <= CoreAxis::chip.smem_capacity_bytes,
+        static_assert(detail::bytes_fit<smem_bytes, CoreAxis::chip.smem_capacity_bytes>::value,
                       "pallas::emit_pipeline: the pipeline's SMEM buffers (buffers x block bytes, summed) "
                       "exceed the chip's SMEM (bytes asked <= bytes available per core)");
         if constexpr (vmem_bytes <= CoreAxis::chip.vmem_capacity_bytes &&
@@ -194,7 +195,7 @@ class pipeline {
               return std::is_invocable_v<Body const&,
                                          detail::body_ref_t<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
             }(std::index_sequence_for<Refs...>{});
-            static_assert(callable,
+            static_assert(detail::takes_parameters<sizeof...(Refs), callable>::value,
                           "pallas::emit_pipeline: the body must take one block ref per in_spec and out_spec, in that "
                           "order");
             return callable;

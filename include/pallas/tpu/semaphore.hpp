@@ -201,12 +201,15 @@ void semaphore_signal(S const& sem, index_t inc = 1, index_t core_index = -1,
 template <SemaphoreRef S>
 void semaphore_wait(S const& sem, index_t value = 1, detail::place where = detail::place::here()) {
   static_assert(S::rank() == 0, "pallas::semaphore_wait: the semaphore must be ()-shaped; pick one with .at(i)");
+  // A DMA semaphore counts bytes its copies deliver; only the copy's .wait() knows how many.
+  static_assert(std::remove_cvref_t<decltype(*sem.data())>::kind != tpu::semaphore_kind::dma,
+                "pallas::semaphore_wait: a DMA semaphore is waited on with the copy's .wait() "
+                "(make_async_copy / make_async_remote_copy), not semaphore_wait");
   auto& core = detail::this_core("semaphore_wait");
   if (value < 0 || value > INT32_MAX)
     detail::fail("pallas::semaphore_wait: value ", value, " is not a non-negative int32 (", where.file_name(), ':',
                  where.line, ')');
-  detail::traced_wait traced(core, &sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait",
-                             std::remove_cvref_t<decltype(*sem.data())>::kind == tpu::semaphore_kind::dma);
+  detail::traced_wait traced(core, &sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait", false);
   detail::wait_on_semaphore(core, sem.data()->count, static_cast<std::int32_t>(value), "semaphore_wait", where);
 }
 

@@ -9,7 +9,7 @@
 //
 // What the front ends (tpu/pipeline.hpp, pallas_call.hpp) use: pipeline_engine (with its
 // caller and split_policy), check_operands, check_static_rules (static_rules.hpp),
-// pipeline_buffer_bytes and within_vmem_budget (vmem_budget.hpp), body_refs_of, plan_for,
+// pipeline_buffer_bytes (vmem_budget.hpp), body_refs_of, plan_for,
 // run_pipeline, plan_is_static_v and static_plan_of.
 
 #include <array>

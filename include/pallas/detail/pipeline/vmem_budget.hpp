@@ -30,11 +30,4 @@ constexpr std::int64_t pipeline_buffer_bytes() {
   }(std::make_index_sequence<E::num_operands>{});
 }
 
-/// The VMEM budget of a pallas_call: E's buffers and the scratch (`scratch_bytes`) within
-/// `limit` (vmem_limit_bytes, or the chip's VMEM).
-template <class E>
-constexpr bool within_vmem_budget(std::int64_t scratch_bytes, std::int64_t limit) {
-  return pipeline_buffer_bytes<E, memory_space::vmem>() + scratch_bytes <= limit;
-}
-
 }  // namespace pallas::detail
