@@ -101,8 +101,10 @@ void gemm_f32(Float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
     return;
   }
 #if PALLAS_USE_EIGEN
-  // A per-thread tile for a column-major A (reused: no allocation per call once grown).
-  thread_local std::vector<Float> a_tile;
+  // A column-major A is copied into a tile of this call: O(m k) against the GEMM's O(m n k).
+  // Not a thread_local: its destructor registration outlives the threads of a forked
+  // parent, which LeakSanitizer then reports in the child (fork_test).
+  std::vector<Float> a_tile;
   Float const* const ra = a.col_stride == 1 ? a.data : row_major_copy(a, m, k, a_tile);
   index_t const lda = a.col_stride == 1 ? a.row_stride : k;
   if (b.col_stride == 1)
