@@ -205,7 +205,7 @@ class async_remote_copy_descriptor {
                                  "from " + d::core_name(core));
     if constexpr (checked_mode) {
       // The receiver must not touch the destination before its wait_recv.
-      other.checked.add_incoming(t.task.dst_region(), t.recv,
+      other.checked.add_incoming(t.task.dst_region(), t.recv, t.task.bytes,
                                  "a remote copy (" + std::to_string(t.task.bytes) + " bytes) from " + d::core_name(core) +
                                      " started at " + std::string(where.file_name()) + ':' + std::to_string(where.line));
       if (core.checked.races) {

@@ -90,6 +90,7 @@ class checked_state final : public access_checker {
   struct incoming_copy {
     region dst;
     void const* semaphore;
+    std::int64_t bytes;  ///< not yet covered by the receiver's waits
     std::string from;  ///< "a remote copy (...) from chip 0 core 0 started at main.cpp:12"
   };
   std::vector<incoming_copy> incoming_copies;
@@ -122,10 +123,17 @@ class checked_state final : public access_checker {
 
   // ---- the race detector (race_detector.hpp) -------------------------------------------
 
-  /// Lets the core's accesses of shared memory through to `detector` (nullptr: off).
-  void attach_races(race_detector* detector) {
+  /// Lets the core's accesses of shared memory through to `detector` (nullptr: off). On
+  /// several chips the core's own VMEM and SMEM count as shared too: other chips' remote
+  /// copies write them, and only the receiver's own accesses show a copy that overwrites
+  /// what it is still reading.
+  void attach_races(race_detector* detector, bool several_chips) {
     races = detector;
     track_shared = detector != nullptr;
+    if (!detector) return;
+    detector->name_memory(core, memory);
+    if (several_chips)
+      for (int m = 0; m < 2; ++m) local_lo[m] = local_hi[m] = nullptr;
   }
 
   /// An element access may read or write: it counts as a read (no false reports).
@@ -251,9 +259,9 @@ class checked_state final : public access_checker {
   }
 
   /// Registers a remote copy into this core (called by its sender).
-  void add_incoming(region const& dst, void const* semaphore, std::string from) {
+  void add_incoming(region const& dst, void const* semaphore, std::int64_t bytes, std::string from) {
     std::lock_guard lock(mutex);
-    incoming_copies.push_back({dst, semaphore, std::move(from)});
+    incoming_copies.push_back({dst, semaphore, bytes, std::move(from)});
     incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
   }
 
@@ -320,12 +328,20 @@ class checked_state final : public access_checker {
   /// destination meanwhile.
   void waited(std::atomic<std::int32_t> const* semaphore, std::int64_t bytes, char const* who, place where) {
     std::lock_guard lock(mutex);
-    auto const in = std::find_if(incoming_copies.begin(), incoming_copies.end(),
-                                 [&](incoming_copy const& c) { return c.semaphore == semaphore; });
-    if (in != incoming_copies.end()) {  // a remote copy into this core arrived
-      incoming_copies.erase(in);
-      incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
+    // Remote copies into this core that the wait covers arrived, in the order they started
+    // (a wait may cover several, or part of one).
+    std::int64_t covered = bytes;
+    for (auto in = incoming_copies.begin(); in != incoming_copies.end() && covered > 0;) {
+      if (in->semaphore != semaphore) {
+        ++in;
+        continue;
+      }
+      std::int64_t const used = std::min(covered, in->bytes);
+      covered -= used;
+      in->bytes -= used;
+      in = in->bytes == 0 ? incoming_copies.erase(in) : in + 1;
     }
+    incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
     bool any = false;
     for (auto const& c : copies) any |= c.semaphore == semaphore;
     auto it = std::find_if(credits.begin(), credits.end(), [&](credit const& k) { return k.semaphore == semaphore; });

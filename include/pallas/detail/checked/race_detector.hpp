@@ -10,7 +10,8 @@
 //   any wait            a wait that returns joins the semaphore's clock into the waiter's
 //                       (core barriers are signals and a wait, so they order too)
 //
-// Accesses to memory shared by the cores (HBM: kernel operands, pl::Array buffers) are
+// Accesses to memory shared by the cores (HBM: kernel operands, pl::Array buffers; on
+// several chips also every core's VMEM and SMEM, which remote copies write) are
 // stamped with the core's own epoch in its shadow (access_shadow.hpp): copies read their
 // source and write their destination at start(), block and element accesses go through
 // checked_access.hpp's hooks. An access of core c conflicts with core d's last write of the
@@ -33,6 +34,7 @@
 
 #include <pallas/detail/checked/access_shadow.hpp>
 #include <pallas/detail/checked/checked_access.hpp>
+#include <pallas/detail/checked/memory_map.hpp>
 #include <pallas/detail/checked/vector_clock.hpp>
 #include <pallas/detail/runtime/dma_order.hpp>
 #include <pallas/error.hpp>
@@ -65,8 +67,15 @@ class race_detector {
     for (int c = 0; c < cores; ++c) clocks_[static_cast<std::size_t>(c)].set(c, 1);
     shadows_.assign(static_cast<std::size_t>(cores), access_shadow{});
     semaphores_.clear();
+    memories_.assign(static_cast<std::size_t>(cores), memory_map{});
     found_ = false;
     cores_per_chip_ = 0;
+  }
+
+  /// Core `core`'s VMEM and SMEM (reports name them rather than calling them HBM).
+  void name_memory(int core, memory_map const& mem) {
+    std::lock_guard lock(mutex_);
+    memories_[static_cast<std::size_t>(core)] = mem;
   }
 
   /// A launch on several chips: reports name `chip c core k` (chip_set.hpp's numbering).
@@ -162,7 +171,11 @@ class race_detector {
       if (cores_per_chip_ == 0) return "core " + std::to_string(c);
       return "chip " + std::to_string(c / cores_per_chip_) + " core " + std::to_string(c % cores_per_chip_);
     };
-    out << "pallas::race: " << name(core) << (is_write ? " writes" : " reads") << " HBM bytes [0x" << std::hex << from
+    std::string memory = "HBM";
+    for (std::size_t c = 0; c < memories_.size(); ++c)
+      if (memory_space const s = memories_[c].space_of(reinterpret_cast<void const*>(from)); s != memory_space::hbm)
+        memory = (s == memory_space::vmem ? "VMEM of " : "SMEM of ") + name(static_cast<int>(c));
+    out << "pallas::race: " << name(core) << (is_write ? " writes " : " reads ") << memory << " bytes [0x" << std::hex << from
         << ", 0x" << to << std::dec << ") (" << (to - from) << " bytes) by " << site_text(site) << ", and "
         << name(other)
         << (other_wrote ? " wrote" : " read") << " them by " << site_text(other_site)
@@ -180,6 +193,7 @@ class race_detector {
   std::vector<vector_clock> clocks_;
   std::vector<access_shadow> shadows_;
   std::unordered_map<void const*, vector_clock> semaphores_;
+  std::vector<memory_map> memories_;  ///< each core's VMEM and SMEM
   bool found_ = false;
   int cores_per_chip_ = 0;  ///< several chips: cores per chip (messages), else 0
 };
