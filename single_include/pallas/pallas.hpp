@@ -6620,7 +6620,8 @@ struct memory_map {
 //   any wait            a wait that returns joins the semaphore's clock into the waiter's
 //                       (core barriers are signals and a wait, so they order too)
 //
-// Accesses to memory shared by the cores (HBM: kernel operands, pl::Array buffers) are
+// Accesses to memory shared by the cores (HBM: kernel operands, pl::Array buffers; on
+// several chips also every core's VMEM and SMEM, which remote copies write) are
 // stamped with the core's own epoch in its shadow (access_shadow.hpp): copies read their
 // source and write their destination at start(), block and element accesses go through
 // checked_access.hpp's hooks. An access of core c conflicts with core d's last write of the
@@ -6843,8 +6844,15 @@ class race_detector {
     for (int c = 0; c < cores; ++c) clocks_[static_cast<std::size_t>(c)].set(c, 1);
     shadows_.assign(static_cast<std::size_t>(cores), access_shadow{});
     semaphores_.clear();
+    memories_.assign(static_cast<std::size_t>(cores), memory_map{});
     found_ = false;
     cores_per_chip_ = 0;
+  }
+
+  /// Core `core`'s VMEM and SMEM (reports name them rather than calling them HBM).
+  void name_memory(int core, memory_map const& mem) {
+    std::lock_guard lock(mutex_);
+    memories_[static_cast<std::size_t>(core)] = mem;
   }
 
   /// A launch on several chips: reports name `chip c core k` (chip_set.hpp's numbering).
@@ -6940,7 +6948,11 @@ class race_detector {
       if (cores_per_chip_ == 0) return "core " + std::to_string(c);
       return "chip " + std::to_string(c / cores_per_chip_) + " core " + std::to_string(c % cores_per_chip_);
     };
-    out << "pallas::race: " << name(core) << (is_write ? " writes" : " reads") << " HBM bytes [0x" << std::hex << from
+    std::string memory = "HBM";
+    for (std::size_t c = 0; c < memories_.size(); ++c)
+      if (memory_space const s = memories_[c].space_of(reinterpret_cast<void const*>(from)); s != memory_space::hbm)
+        memory = (s == memory_space::vmem ? "VMEM of " : "SMEM of ") + name(static_cast<int>(c));
+    out << "pallas::race: " << name(core) << (is_write ? " writes " : " reads ") << memory << " bytes [0x" << std::hex << from
         << ", 0x" << to << std::dec << ") (" << (to - from) << " bytes) by " << site_text(site) << ", and "
         << name(other)
         << (other_wrote ? " wrote" : " read") << " them by " << site_text(other_site)
@@ -6958,6 +6970,7 @@ class race_detector {
   std::vector<vector_clock> clocks_;
   std::vector<access_shadow> shadows_;
   std::unordered_map<void const*, vector_clock> semaphores_;
+  std::vector<memory_map> memories_;  ///< each core's VMEM and SMEM
   bool found_ = false;
   int cores_per_chip_ = 0;  ///< several chips: cores per chip (messages), else 0
 };
@@ -7094,6 +7107,7 @@ class checked_state final : public access_checker {
   struct incoming_copy {
     region dst;
     void const* semaphore;
+    std::int64_t bytes;  ///< not yet covered by the receiver's waits
     std::string from;  ///< "a remote copy (...) from chip 0 core 0 started at main.cpp:12"
   };
   std::vector<incoming_copy> incoming_copies;
@@ -7126,10 +7140,17 @@ class checked_state final : public access_checker {
 
   // ---- the race detector (race_detector.hpp) -------------------------------------------
 
-  /// Lets the core's accesses of shared memory through to `detector` (nullptr: off).
-  void attach_races(race_detector* detector) {
+  /// Lets the core's accesses of shared memory through to `detector` (nullptr: off). On
+  /// several chips the core's own VMEM and SMEM count as shared too: other chips' remote
+  /// copies write them, and only the receiver's own accesses show a copy that overwrites
+  /// what it is still reading.
+  void attach_races(race_detector* detector, bool several_chips) {
     races = detector;
     track_shared = detector != nullptr;
+    if (!detector) return;
+    detector->name_memory(core, memory);
+    if (several_chips)
+      for (int m = 0; m < 2; ++m) local_lo[m] = local_hi[m] = nullptr;
   }
 
   /// An element access may read or write: it counts as a read (no false reports).
@@ -7255,9 +7276,9 @@ class checked_state final : public access_checker {
   }
 
   /// Registers a remote copy into this core (called by its sender).
-  void add_incoming(region const& dst, void const* semaphore, std::string from) {
+  void add_incoming(region const& dst, void const* semaphore, std::int64_t bytes, std::string from) {
     std::lock_guard lock(mutex);
-    incoming_copies.push_back({dst, semaphore, std::move(from)});
+    incoming_copies.push_back({dst, semaphore, bytes, std::move(from)});
     incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
   }
 
@@ -7324,12 +7345,20 @@ class checked_state final : public access_checker {
   /// destination meanwhile.
   void waited(std::atomic<std::int32_t> const* semaphore, std::int64_t bytes, char const* who, place where) {
     std::lock_guard lock(mutex);
-    auto const in = std::find_if(incoming_copies.begin(), incoming_copies.end(),
-                                 [&](incoming_copy const& c) { return c.semaphore == semaphore; });
-    if (in != incoming_copies.end()) {  // a remote copy into this core arrived
-      incoming_copies.erase(in);
-      incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
+    // Remote copies into this core that the wait covers arrived, in the order they started
+    // (a wait may cover several, or part of one).
+    std::int64_t covered = bytes;
+    for (auto in = incoming_copies.begin(); in != incoming_copies.end() && covered > 0;) {
+      if (in->semaphore != semaphore) {
+        ++in;
+        continue;
+      }
+      std::int64_t const used = std::min(covered, in->bytes);
+      covered -= used;
+      in->bytes -= used;
+      in = in->bytes == 0 ? incoming_copies.erase(in) : in + 1;
     }
+    incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
     bool any = false;
     for (auto const& c : copies) any |= c.semaphore == semaphore;
     auto it = std::find_if(credits.begin(), credits.end(), [&](credit const& k) { return k.semaphore == semaphore; });
@@ -10700,7 +10729,7 @@ class core_set {
         if (num_cores > 1) {
           races_.reset(num_cores, config.conventions.races);
           if (config.chips) races_.name_chips(state.cores_per_chip);
-          for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)]->checked.attach_races(&races_);
+          for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)]->checked.attach_races(&races_, config.chips != nullptr);
         }
       }
     }
@@ -13930,7 +13959,7 @@ class async_remote_copy_descriptor {
                                  "from " + d::core_name(core));
     if constexpr (checked_mode) {
       // The receiver must not touch the destination before its wait_recv.
-      other.checked.add_incoming(t.task.dst_region(), t.recv,
+      other.checked.add_incoming(t.task.dst_region(), t.recv, t.task.bytes,
                                  "a remote copy (" + std::to_string(t.task.bytes) + " bytes) from " + d::core_name(core) +
                                      " started at " + std::string(where.file_name()) + ':' + std::to_string(where.line));
       if (core.checked.races) {
