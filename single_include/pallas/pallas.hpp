@@ -6952,7 +6952,8 @@ class race_detector {
     for (std::size_t c = 0; c < memories_.size(); ++c)
       if (memory_space const s = memories_[c].space_of(reinterpret_cast<void const*>(from)); s != memory_space::hbm)
         memory = (s == memory_space::vmem ? "VMEM of " : "SMEM of ") + name(static_cast<int>(c));
-    out << "pallas::race: " << name(core) << (is_write ? " writes " : " reads ") << memory << " bytes [0x" << std::hex << from
+    out << "pallas::race: " << name(core) << (is_write ? " writes " : " reads ") << memory << " bytes [0x" << std::hex
+        << from
         << ", 0x" << to << std::dec << ") (" << (to - from) << " bytes) by " << site_text(site) << ", and "
         << name(other)
         << (other_wrote ? " wrote" : " read") << " them by " << site_text(other_site)
@@ -10729,7 +10730,8 @@ class core_set {
         if (num_cores > 1) {
           races_.reset(num_cores, config.conventions.races);
           if (config.chips) races_.name_chips(state.cores_per_chip);
-          for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)]->checked.attach_races(&races_, config.chips != nullptr);
+          for (int c = 0; c < num_cores; ++c)
+            core_states_[static_cast<std::size_t>(c)]->checked.attach_races(&races_, config.chips != nullptr);
         }
       }
     }

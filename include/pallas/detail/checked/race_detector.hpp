@@ -175,7 +175,8 @@ class race_detector {
     for (std::size_t c = 0; c < memories_.size(); ++c)
       if (memory_space const s = memories_[c].space_of(reinterpret_cast<void const*>(from)); s != memory_space::hbm)
         memory = (s == memory_space::vmem ? "VMEM of " : "SMEM of ") + name(static_cast<int>(c));
-    out << "pallas::race: " << name(core) << (is_write ? " writes " : " reads ") << memory << " bytes [0x" << std::hex << from
+    out << "pallas::race: " << name(core) << (is_write ? " writes " : " reads ") << memory << " bytes [0x" << std::hex
+        << from
         << ", 0x" << to << std::dec << ") (" << (to - from) << " bytes) by " << site_text(site) << ", and "
         << name(other)
         << (other_wrote ? " wrote" : " read") << " them by " << site_text(other_site)

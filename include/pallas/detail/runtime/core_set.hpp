@@ -135,7 +135,8 @@ class core_set {
         if (num_cores > 1) {
           races_.reset(num_cores, config.conventions.races);
           if (config.chips) races_.name_chips(state.cores_per_chip);
-          for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)]->checked.attach_races(&races_, config.chips != nullptr);
+          for (int c = 0; c < num_cores; ++c)
+            core_states_[static_cast<std::size_t>(c)]->checked.attach_races(&races_, config.chips != nullptr);
         }
       }
     }
