@@ -36,7 +36,8 @@ struct shared_copy {
   dma_task task;
   std::int32_t chunks = 1;
   std::atomic<std::int32_t> next{0};   ///< the next chunk nobody has claimed
-  std::atomic<std::int32_t> done{0};   ///< chunks moved; the last mover signals the semaphore
+  std::atomic<std::int32_t> moved{0};  ///< chunks moved; the last mover signals the semaphore
+  std::atomic<std::int32_t> done{0};   ///< chunks moved and, for the last, signaled
   std::atomic<int> users{0};           ///< threads claiming its chunks now
   std::atomic<bool> sleeping{false};   ///< the issuing core sleeps on `done`
   std::int64_t moved_by_thread = 0;    ///< chunks the DMA thread moved (its thread only; tracing)

@@ -44,6 +44,7 @@ inline void dma_engine::publish(dma_task const& task, std::uint64_t launch) {
     slot->task = task;
     slot->chunks = static_cast<std::int32_t>(task.chunk_count(chunk_bytes));
     slot->next.store(0, std::memory_order_relaxed);
+    slot->moved.store(0, std::memory_order_relaxed);
     slot->done.store(0, std::memory_order_relaxed);
     slot->sleeping.store(false, std::memory_order_relaxed);
     slot->moved_by_thread = 0;
@@ -63,10 +64,13 @@ inline void dma_engine::claim_chunks(shared_copy& c, bool by_thread) {
     if (k == c.chunks - 1) took_last = true;
     c.task.move_chunk(k, chunk_bytes);
     if (by_thread) ++c.moved_by_thread;
-    if (c.done.fetch_add(1, std::memory_order_seq_cst) + 1 == c.chunks) {
-      c.task.signal();
-      if (c.sleeping.load(std::memory_order_seq_cst)) c.done.notify_all();
-    }
+    if (c.moved.fetch_add(1, std::memory_order_acq_rel) + 1 == c.chunks) c.task.signal();
+    // `done` counts a chunk only after its mover's signal (if any): a waiter that sees the
+    // copy out of flight also sees its semaphore, never a short one with nothing in flight
+    // (which the deadlock detector took for a deadlock when the DMA thread was preempted
+    // between its last chunk and the signal).
+    if (c.done.fetch_add(1, std::memory_order_seq_cst) + 1 == c.chunks && c.sleeping.load(std::memory_order_seq_cst))
+      c.done.notify_all();
   }
   if (took_last) claimable_.fetch_sub(1, std::memory_order_acq_rel);
 }
