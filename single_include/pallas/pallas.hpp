@@ -13006,9 +13006,11 @@ auto async_copy(Src const& src, Dst const& dst, Sem const& sem,
 // whose wait finds its count short swaps its mailbox slot to zero (MPI_Fetch_and_op, which
 // also progresses MPI) and adds what it took; pl::semaphore_read does the same before it
 // reads. One launch at a time per process: a launch's start is a collective over the
-// ranks (pallas' own duplicate of MPI_COMM_WORLD). A wait that ends nowhere is reported by a
-// timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default), naming the waiting core and
-// semaphore: no rank sees the others' waits, so the in-process deadlock proof is off.
+// ranks (pallas' own duplicate of MPI_COMM_WORLD). No rank sees the others' waits, so the
+// in-process deadlock proof is off; a deadlock of every chip is proven across the ranks
+// instead (mpi_deadlock.hpp: a status window, two rounds of questions) and reported naming
+// every chip's cores. A wait that ends nowhere while some rank does not wait in pallas is
+// reported by a timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default).
 
 #include <atomic>
 #include <chrono>
@@ -13016,11 +13018,219 @@ auto async_copy(Src const& src, Dst const& dst, Sem const& sem,
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+// ---- begin pallas/detail/runtime/mpi_deadlock.hpp ----
+// The cross-rank deadlock proof of the MPI backend (mpi_transport.hpp). No rank sees
+// another's cores, so a rank whose waits have been short for `mpi_deadlock_grace` asks
+// every rank, through a status window, to confirm that it is stuck:
+//
+//   - A rank answers a request from a core that is itself stalled, after checking, under
+//     the mailbox lock, that every local core is blocked on a semaphore that is still short
+//     (or has finished) and that no other chip's signal waits in a local mailbox slot. It
+//     answers with its deadlock generation (launch_state::generation, bumped whenever a
+//     local core blocks, unblocks or finishes), or 0 when it is not stuck, and writes what
+//     its cores wait for into the window.
+//   - The asking rank posts two rounds. When every rank has finished the launch or
+//     confirmed both, with the same generation, every rank was stuck at the moment the
+//     second round was posted, with nothing in flight (a remote copy's bytes and signal
+//     land before its sender goes on): nothing can signal any chip any more. The asking
+//     rank then throws a pallas::deadlock_error naming every chip's cores, and the job ends.
+//
+// A rank that is computing never confirms, so it never takes part in a false report; a rank
+// whose cores stopped waiting in pallas (a body that never returns) leaves the question to
+// the wait timeout (PALLAS_MPI_WAIT_TIMEOUT).
+//
+// The window of each rank holds int64 words: [0] the launch it is in, [1] the last launch
+// whose cores all finished, [2 + q] rank q's request, [2 + ranks + q] the token answered
+// for q, [2 + 2 ranks + q] the generation answered (0: not stuck), then `text_bytes` per
+// core of what it waits for.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+
+#ifdef PALLAS_USE_MPI
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+namespace pallas::detail {
+
+/// How long a rank's wait stays short before it asks the other ranks whether all are stuck.
+inline constexpr std::chrono::milliseconds mpi_deadlock_grace{100};
+
+class mpi_deadlock_proof {
+ public:
+  static constexpr std::int64_t text_bytes = 480;  ///< per core: what it waits for
+
+  /// The window's size in int64 words for `ranks` ranks of `cores` cores.
+  static std::size_t words(int ranks, int cores) {
+    return static_cast<std::size_t>(2 + 3 * ranks) +
+           static_cast<std::size_t>(cores * text_bytes) / sizeof(std::int64_t);
+  }
+
+  mpi_deadlock_proof(int rank, int ranks, int cores_per_chip) : rank_(rank), ranks_(ranks), cores_(cores_per_chip) {}
+
+  /// At the launch's start, before its first collective: this rank is in launch `seq` and
+  /// has answered nobody. `win` is the status window (recreated with the other windows).
+  void begin(MPI_Win win, std::int64_t seq) {
+    win_ = win;
+    seq_ = seq;
+    write(rank_, 0, seq);
+    for (int q = 0; q < ranks_; ++q) {
+      write(rank_, request_word(q), 0);
+      write(rank_, token_word(q), 0);
+    }
+    round_ = 0;
+  }
+
+  /// Every local core has finished the launch's body.
+  void finished() { write(rank_, 1, seq_); }
+
+  /// Called by a stalled core between its polls, `stalled_for` after its wait began
+  /// blocking. `stuck()` checks (under the mailbox lock) that this rank is stuck; `describe()`
+  /// says what its cores wait for. Throws pallas::deadlock_error once the proof holds.
+  template <class Stuck, class Describe>
+  void on_stalled(launch_state& launch, std::chrono::steady_clock::duration stalled_for, Stuck&& stuck,
+                  Describe&& describe) {
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock) return;  // another local core answers and asks for this rank
+    answer(launch, stuck, describe);
+    if (stalled_for >= mpi_deadlock_grace) ask();
+  }
+
+ private:
+  static constexpr std::int64_t not_stuck = 0;
+  static constexpr std::chrono::milliseconds poll_every{2}, round_limit{400};
+
+  std::int64_t request_word(int q) const { return 2 + q; }
+  std::int64_t token_word(int q) const { return 2 + ranks_ + q; }
+  std::int64_t generation_word(int q) const { return 2 + 2 * ranks_ + q; }
+  MPI_Aint text_at(int core) const {
+    return static_cast<MPI_Aint>((2 + 3 * ranks_) * static_cast<std::int64_t>(sizeof(std::int64_t)) +
+                                 core * text_bytes);
+  }
+
+  // Plain puts and gets, no MPI atomics: Open MPI's one-sided atomics need the target rank
+  // to progress MPI, and a rank that computes does not (a question would wait for it).
+  // Every word has one writer, and an answer is written before the token it answers.
+  void write(int rank, std::int64_t word, std::int64_t value) {
+    MPI_Put(&value, 1, MPI_INT64_T, rank, static_cast<MPI_Aint>(word * 8), 1, MPI_INT64_T, win_);
+    MPI_Win_flush(rank, win_);
+  }
+  std::int64_t read(int rank, std::int64_t word) {
+    std::int64_t value = 0;
+    MPI_Get(&value, 1, MPI_INT64_T, rank, static_cast<MPI_Aint>(word * 8), 1, MPI_INT64_T, win_);
+    MPI_Win_flush(rank, win_);
+    return value;
+  }
+
+  /// Answers every request not answered yet: this rank's generation if it is stuck, else 0.
+  template <class Stuck, class Describe>
+  void answer(launch_state& launch, Stuck& stuck, Describe& describe) {
+    for (int q = 0; q < ranks_; ++q) {
+      std::int64_t const request = read(rank_, request_word(q));
+      if (request == 0 || request == read(rank_, token_word(q))) continue;
+      std::int64_t generation = not_stuck;
+      if (stuck()) {
+        generation = static_cast<std::int64_t>(launch.generation.load(std::memory_order_seq_cst));
+        for (int c = 0; c < cores_; ++c) {  // before the answer, which the asker reads first
+          std::string text = describe(c);
+          text.resize(static_cast<std::size_t>(text_bytes - 1));
+          text.push_back('\0');
+          MPI_Put(text.data(), static_cast<int>(text_bytes), MPI_CHAR, rank_, text_at(c), static_cast<int>(text_bytes),
+                  MPI_CHAR, win_);
+        }
+        MPI_Win_flush(rank_, win_);
+      }
+      write(rank_, generation_word(q), generation);
+      write(rank_, token_word(q), request);
+    }
+  }
+
+  /// One step of this rank's two rounds of questions; throws when both came back stuck.
+  void ask() {
+    auto const now = std::chrono::steady_clock::now();
+    if (now - polled_ < poll_every) return;
+    polled_ = now;
+    if (round_ == 0 || now - posted_ > round_limit) return post(1);
+    std::vector<std::int64_t> answers(static_cast<std::size_t>(ranks_), 0);
+    for (int r = 0; r < ranks_; ++r) {
+      if (read(r, 0) > seq_ || read(r, 1) == seq_) {  // finished this launch
+        answers[static_cast<std::size_t>(r)] = -1;
+        continue;
+      }
+      if (read(r, token_word(rank_)) != token_) return;  // not answered yet
+      std::int64_t const g = read(r, generation_word(rank_));
+      if (g == not_stuck) return post(1);  // a rank computes: ask again later
+      answers[static_cast<std::size_t>(r)] = g;
+    }
+    if (round_ == 1) {
+      first_ = answers;
+      return post(2);
+    }
+    if (answers != first_) return post(1);  // something moved between the rounds
+    report(answers);
+  }
+
+  void post(int round) {
+    round_ = round;
+    token_ = (seq_ << 24) + ++asked_;
+    posted_ = std::chrono::steady_clock::now();
+    for (int r = 0; r < ranks_; ++r) write(r, request_word(rank_), token_);
+  }
+
+  [[noreturn]] void report(std::vector<std::int64_t> const& answers) {
+    std::string message = "pallas::deadlock (MPI, " + std::to_string(ranks_) +
+                          " chips): every chip's cores wait on semaphores (or poll them) that no chip can signal any "
+                          "more: ";
+    std::vector<char> text(static_cast<std::size_t>(text_bytes));
+    for (int r = 0; r < ranks_; ++r) {
+      if (r) message += "; ";
+      if (answers[static_cast<std::size_t>(r)] < 0) {
+        message += "chip " + std::to_string(r) + " has finished";
+        continue;
+      }
+      for (int c = 0; c < cores_; ++c) {
+        MPI_Get(text.data(), static_cast<int>(text_bytes), MPI_CHAR, r, text_at(c), static_cast<int>(text_bytes), MPI_CHAR,
+                win_);
+        MPI_Win_flush(r, win_);
+        text.back() = '\0';
+        message += (c ? "; " : "") + std::string(text.data());
+      }
+    }
+    fail<deadlock_error>(message);
+  }
+
+  MPI_Win win_ = MPI_WIN_NULL;
+  int rank_, ranks_, cores_;
+  std::int64_t seq_ = 0;
+  std::mutex mutex_;  ///< one local core at a time answers and asks
+  int round_ = 0;     ///< 0: not asking; 1, 2: the round posted
+  std::int64_t token_ = 0, asked_ = 0;
+  std::vector<std::int64_t> first_;  ///< the first round's answers
+  std::chrono::steady_clock::time_point posted_{}, polled_{};
+};
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
+// ---- end pallas/detail/runtime/mpi_deadlock.hpp ----
 
 #ifdef PALLAS_USE_MPI
 
@@ -13051,7 +13261,10 @@ struct mpi_world {
     std::vector<std::pair<std::byte const*, std::int64_t>> made_for;  ///< each arena's base and capacity
     std::vector<std::int32_t> mailbox;
     MPI_Win mailbox_win = MPI_WIN_NULL;
+    std::vector<std::int64_t> status;  ///< the deadlock proof's words (mpi_deadlock.hpp)
+    MPI_Win status_win = MPI_WIN_NULL;
     MPI_Win hbm = MPI_WIN_NULL;
+    std::int64_t launches = 0;  ///< multi-chip launches so far (the same count on every rank)
 
     /// Frees them (collective: every rank at the same point).
     void release() {
@@ -13061,7 +13274,7 @@ struct mpi_world {
       }
       arenas.clear();
       made_for.clear();
-      for (MPI_Win* w : {&mailbox_win, &hbm})
+      for (MPI_Win* w : {&mailbox_win, &status_win, &hbm})
         if (*w != MPI_WIN_NULL) {
           MPI_Win_unlock_all(*w);
           MPI_Win_free(w);
@@ -13127,7 +13340,7 @@ class mpi_transport final : public chip_transport {
   /// every rank).
   mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
       : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
-        timeout_(mpi_wait_timeout()) {}
+        timeout_(mpi_wait_timeout()), proof_(world.rank, world.size, cores_per_chip) {}
   mpi_transport(mpi_transport const&) = delete;
   mpi_transport& operator=(mpi_transport const&) = delete;
 
@@ -13154,6 +13367,7 @@ class mpi_transport final : public chip_transport {
   /// wrong, and only checked mode tells).
   std::string close() {
     if (!opened_windows_) return {};  // one chip: nothing was opened
+    proof_.finished();
     if constexpr (!checked_mode) {
       for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
       return {};
@@ -13203,6 +13417,7 @@ class mpi_transport final : public chip_transport {
   /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
   bool pending_for(void const* cell) override {
     if (!opened_windows_) return false;
+    std::lock_guard lock(mailbox_mutex_);  // taken and added as one step (stuck())
     for (int c = 0; c < cores_per_chip_; ++c) {
       core_state const& core = *launch_->cores[c];
       auto const* b = static_cast<std::byte const*>(cell);
@@ -13223,7 +13438,12 @@ class mpi_transport final : public chip_transport {
   std::size_t leftovers() override { return 0; }
 
   void check_stalled(core_state& me, std::chrono::steady_clock::time_point since) override {
-    if (std::chrono::steady_clock::now() - since < timeout_) return;
+    auto const stalled = std::chrono::steady_clock::now() - since;
+    if (opened_windows_)
+      proof_.on_stalled(
+          *launch_, stalled, [&] { return stuck(); },
+          [&](int c) { return describe_blocked_core(*launch_->cores[c]); });
+    if (stalled < timeout_) return;
     fail<deadlock_error>("pallas::deadlock (MPI rank ", world_.rank, " of ", world_.size, "): ",
                          describe_blocked_core(me), ", for more than ", timeout_.count(),
                          " s (PALLAS_MPI_WAIT_TIMEOUT): a wait no chip signals (a mismatched send and receive?)");
@@ -13252,7 +13472,11 @@ class mpi_transport final : public chip_transport {
     mine[0] = arenas != kept_.made_for || kept_.hbm == MPI_WIN_NULL ? 1 : 0;
     for (std::size_t b = 0; b < hbm_.size(); ++b) MPI_Get_address(hbm_[b].base, &mine[b + 1]);
     bool const stale = mine[0] != 0;
-    if (!stale) attach();  // before the exchange, which no rank passes before this one joins it
+    std::int64_t const seq = ++kept_.launches;
+    if (!stale) {  // before the exchange, which no rank passes before this one joins it
+      attach();
+      proof_.begin(kept_.status_win, seq);
+    }
     std::vector<MPI_Aint> all(k * static_cast<std::size_t>(world_.size));
     MPI_Allgather(mine.data(), static_cast<int>(k), MPI_AINT, all.data(), static_cast<int>(k), MPI_AINT, world_.comm);
     hbm_remote_.assign(hbm_.size() * static_cast<std::size_t>(world_.size), 0);
@@ -13271,10 +13495,41 @@ class mpi_transport final : public chip_transport {
     kept_.made_for = arenas;
     kept_.mailbox.assign(static_cast<std::size_t>(cores_per_chip_ * slots_per_core), 0);
     kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::int32_t)));
+    kept_.status.assign(mpi_deadlock_proof::words(world_.size, cores_per_chip_), 0);
+    kept_.status_win = create(kept_.status.data(), static_cast<std::int64_t>(kept_.status.size() * sizeof(std::int64_t)));
+    proof_.begin(kept_.status_win, seq);
     check(MPI_Win_create_dynamic(MPI_INFO_NULL, world_.comm, &kept_.hbm), "MPI_Win_create_dynamic");
     MPI_Win_lock_all(MPI_MODE_NOCHECK, kept_.hbm);
     attach();
     MPI_Barrier(world_.comm);
+  }
+
+  /// Whether this rank is stuck (mpi_deadlock.hpp): every local core waits on a semaphore
+  /// that is still short, polls one that has not changed, or has finished, and no other
+  /// chip's signal waits in a mailbox slot of an allocated semaphore.
+  bool stuck() {
+    std::lock_guard lock(mailbox_mutex_);
+    for (int c = 0; c < cores_per_chip_; ++c) {
+      core_state const& core = *launch_->cores[c];
+      run_state const state = core.state.load(std::memory_order_seq_cst);
+      if (state == run_state::finished) continue;
+      void const* cell = core.wait_cell.load(std::memory_order_acquire);
+      if (state != run_state::blocked || !cell) return false;
+      std::int32_t const holds = read_cell(cell), wanted = core.wait_value.load(std::memory_order_relaxed);
+      if (core.wait_who.load(std::memory_order_relaxed) == polling_who ? holds != wanted : holds >= wanted) return false;
+    }
+    for (int c = 0; c < cores_per_chip_; ++c) {
+      auto const slots = static_cast<int>(launch_->cores[c]->semaphores_allocated.load(std::memory_order_acquire) /
+                                          static_cast<std::int64_t>(sizeof(std::int32_t)));
+      if (slots == 0) continue;
+      std::vector<std::int32_t> held(static_cast<std::size_t>(slots));
+      MPI_Get_accumulate(nullptr, 0, MPI_INT32_T, held.data(), slots, MPI_INT32_T, world_.rank, slot(c, 0), slots,
+                         MPI_INT32_T, MPI_NO_OP, kept_.mailbox_win);
+      MPI_Win_flush(world_.rank, kept_.mailbox_win);
+      for (std::int32_t v : held)
+        if (v != 0) return false;
+    }
+    return true;
   }
 
   void attach() {
@@ -13342,6 +13597,8 @@ class mpi_transport final : public chip_transport {
   launch_state* launch_ = nullptr;
   std::atomic<bool> opened_{false};
   bool opened_windows_ = false;
+  std::mutex mailbox_mutex_;  ///< a mailbox slot's take and its add to the semaphore are one step
+  mpi_deadlock_proof proof_;
 };
 
 }  // namespace pallas::detail

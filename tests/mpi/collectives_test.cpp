@@ -3,7 +3,9 @@
 // each rank checking its own chip's result against a naive reference computed from every
 // chip's inputs (which every rank builds). The kernels are the in-process examples'.
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -258,6 +260,27 @@ TEST_CASE("mpi: with PartitionSpecs each rank reads its block of the global inpu
   });
 }
 
+// The ranks that wait for chip 0 ask whether every chip is stuck while chip 0 still computes
+// (sleeps 600 ms, six times the deadlock grace): chip 0 never confirms, so nothing is
+// reported and the permute completes.
+TEST_CASE("mpi: chips waiting for a chip that computes are not a deadlock", "[mpi]") {
+  on_world_mesh([]<int N>() {
+    auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>,
+                             pl::scratch_types<pltpu::SemaphoreType::DMA<>, pltpu::SemaphoreType::DMA<>>)(
+        [](auto in, auto out, auto send_sem, auto recv_sem) {
+          pl::index_t const right = (pl::axis_index<"x">() + 1) % N;
+          if (pl::axis_index<"x">() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(600));
+          auto copy = pltpu::make_async_remote_copy(in, out, send_sem, recv_sem, {right}, pltpu::DeviceIdType::MESH);
+          copy.start();
+          copy.wait();
+        });
+    auto const xs = shards<N>(77);
+    auto const ys = pl::shard_map<pl::device_mesh<"x", N>>(kernel)(xs);
+    int const d = pl::detail::mpi_world::get().rank;
+    CHECK(ys[static_cast<std::size_t>(d)] == xs[static_cast<std::size_t>((d + N - 1) % N)]);
+  });
+}
+
 TEST_CASE("mpi: a mesh whose chip count is not the world size is a pallas::error on every rank", "[mpi]") {
   on_world_mesh<1>([]<int N>() {
     auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>>,
@@ -273,15 +296,37 @@ TEST_CASE("mpi: a mesh whose chip count is not the world size is a pallas::error
   });
 }
 
-// Run alone (tests/CMakeLists.txt, with PALLAS_MPI_WAIT_TIMEOUT=1): every chip waits for a
-// copy nobody sends, so each rank reports its waiting core and semaphore and the job aborts.
-TEST_CASE("mpi: a receive nobody sends times out naming the waiting core", "[.mpi_deadlock]") {
+// Run alone (tests/CMakeLists.txt): on every chip core 0 waits for a copy nobody sends and
+// core 1 finishes, so the ranks prove the deadlock together and report every chip's cores
+// (long before the 30 s wait timeout), and the job aborts.
+TEST_CASE("mpi: a receive nobody sends is a deadlock naming every chip's cores", "[.mpi_deadlock]") {
+  on_world_mesh([]<int N>() {
+    auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 2>>,
+                             pl::scratch_types<pltpu::SemaphoreType::DMA<>, pltpu::SemaphoreType::DMA<>>)(
+        [](auto in, auto out, auto send_sem, auto recv_sem) {
+          if (pl::axis_index<"core">() != 0) return;
+          pl::index_t const right = (pl::axis_index<"x">() + 1) % N;
+          pltpu::make_async_remote_copy(in, out, send_sem, recv_sem, {right}, pltpu::DeviceIdType::MESH).wait_recv();
+        });
+    auto const xs = shards<N>(1);
+    (void)pl::shard_map<pl::device_mesh<"x", N>>(kernel)(xs);
+    FAIL("the launch returned");
+  });
+}
+
+// Run alone (tests/CMakeLists.txt, with PALLAS_MPI_WAIT_TIMEOUT=1): chip 0 waits for a copy
+// that chip 1, busy in its body, never sends. A busy chip is not stuck, so no deadlock is
+// proven; chip 0's wait times out naming its core and semaphore, and the job aborts.
+TEST_CASE("mpi: a receive from a chip that never waits times out naming the waiting core", "[.mpi_timeout]") {
   on_world_mesh([]<int N>() {
     auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>,
                              pl::scratch_types<pltpu::SemaphoreType::DMA<>, pltpu::SemaphoreType::DMA<>>)(
         [](auto in, auto out, auto send_sem, auto recv_sem) {
-          pl::index_t const right = (pl::axis_index<"x">() + 1) % N;
-          pltpu::make_async_remote_copy(in, out, send_sem, recv_sem, {right}, pltpu::DeviceIdType::MESH).wait_recv();
+          if (pl::axis_index<"x">() != 0) {
+            std::this_thread::sleep_for(std::chrono::seconds(20));  // longer than the timeout: the job ends first
+            return;
+          }
+          pltpu::make_async_remote_copy(in, out, send_sem, recv_sem, {1}, pltpu::DeviceIdType::MESH).wait_recv();
         });
     auto const xs = shards<N>(1);
     (void)pl::shard_map<pl::device_mesh<"x", N>>(kernel)(xs);

@@ -20,9 +20,11 @@
 // whose wait finds its count short swaps its mailbox slot to zero (MPI_Fetch_and_op, which
 // also progresses MPI) and adds what it took; pl::semaphore_read does the same before it
 // reads. One launch at a time per process: a launch's start is a collective over the
-// ranks (pallas' own duplicate of MPI_COMM_WORLD). A wait that ends nowhere is reported by a
-// timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default), naming the waiting core and
-// semaphore: no rank sees the others' waits, so the in-process deadlock proof is off.
+// ranks (pallas' own duplicate of MPI_COMM_WORLD). No rank sees the others' waits, so the
+// in-process deadlock proof is off; a deadlock of every chip is proven across the ranks
+// instead (mpi_deadlock.hpp: a status window, two rounds of questions) and reported naming
+// every chip's cores. A wait that ends nowhere while some rank does not wait in pallas is
+// reported by a timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default).
 
 #include <atomic>
 #include <chrono>
@@ -30,6 +32,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -40,6 +43,7 @@
 #include <pallas/detail/runtime/deadlock.hpp>
 #include <pallas/detail/runtime/dma_task.hpp>
 #include <pallas/detail/runtime/launch.hpp>
+#include <pallas/detail/runtime/mpi_deadlock.hpp>
 #include <pallas/error.hpp>
 
 #ifdef PALLAS_USE_MPI
@@ -71,7 +75,10 @@ struct mpi_world {
     std::vector<std::pair<std::byte const*, std::int64_t>> made_for;  ///< each arena's base and capacity
     std::vector<std::int32_t> mailbox;
     MPI_Win mailbox_win = MPI_WIN_NULL;
+    std::vector<std::int64_t> status;  ///< the deadlock proof's words (mpi_deadlock.hpp)
+    MPI_Win status_win = MPI_WIN_NULL;
     MPI_Win hbm = MPI_WIN_NULL;
+    std::int64_t launches = 0;  ///< multi-chip launches so far (the same count on every rank)
 
     /// Frees them (collective: every rank at the same point).
     void release() {
@@ -81,7 +88,7 @@ struct mpi_world {
       }
       arenas.clear();
       made_for.clear();
-      for (MPI_Win* w : {&mailbox_win, &hbm})
+      for (MPI_Win* w : {&mailbox_win, &status_win, &hbm})
         if (*w != MPI_WIN_NULL) {
           MPI_Win_unlock_all(*w);
           MPI_Win_free(w);
@@ -147,7 +154,7 @@ class mpi_transport final : public chip_transport {
   /// every rank).
   mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
       : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
-        timeout_(mpi_wait_timeout()) {}
+        timeout_(mpi_wait_timeout()), proof_(world.rank, world.size, cores_per_chip) {}
   mpi_transport(mpi_transport const&) = delete;
   mpi_transport& operator=(mpi_transport const&) = delete;
 
@@ -174,6 +181,7 @@ class mpi_transport final : public chip_transport {
   /// wrong, and only checked mode tells).
   std::string close() {
     if (!opened_windows_) return {};  // one chip: nothing was opened
+    proof_.finished();
     if constexpr (!checked_mode) {
       for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
       return {};
@@ -223,6 +231,7 @@ class mpi_transport final : public chip_transport {
   /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
   bool pending_for(void const* cell) override {
     if (!opened_windows_) return false;
+    std::lock_guard lock(mailbox_mutex_);  // taken and added as one step (stuck())
     for (int c = 0; c < cores_per_chip_; ++c) {
       core_state const& core = *launch_->cores[c];
       auto const* b = static_cast<std::byte const*>(cell);
@@ -243,7 +252,12 @@ class mpi_transport final : public chip_transport {
   std::size_t leftovers() override { return 0; }
 
   void check_stalled(core_state& me, std::chrono::steady_clock::time_point since) override {
-    if (std::chrono::steady_clock::now() - since < timeout_) return;
+    auto const stalled = std::chrono::steady_clock::now() - since;
+    if (opened_windows_)
+      proof_.on_stalled(
+          *launch_, stalled, [&] { return stuck(); },
+          [&](int c) { return describe_blocked_core(*launch_->cores[c]); });
+    if (stalled < timeout_) return;
     fail<deadlock_error>("pallas::deadlock (MPI rank ", world_.rank, " of ", world_.size, "): ",
                          describe_blocked_core(me), ", for more than ", timeout_.count(),
                          " s (PALLAS_MPI_WAIT_TIMEOUT): a wait no chip signals (a mismatched send and receive?)");
@@ -272,7 +286,11 @@ class mpi_transport final : public chip_transport {
     mine[0] = arenas != kept_.made_for || kept_.hbm == MPI_WIN_NULL ? 1 : 0;
     for (std::size_t b = 0; b < hbm_.size(); ++b) MPI_Get_address(hbm_[b].base, &mine[b + 1]);
     bool const stale = mine[0] != 0;
-    if (!stale) attach();  // before the exchange, which no rank passes before this one joins it
+    std::int64_t const seq = ++kept_.launches;
+    if (!stale) {  // before the exchange, which no rank passes before this one joins it
+      attach();
+      proof_.begin(kept_.status_win, seq);
+    }
     std::vector<MPI_Aint> all(k * static_cast<std::size_t>(world_.size));
     MPI_Allgather(mine.data(), static_cast<int>(k), MPI_AINT, all.data(), static_cast<int>(k), MPI_AINT, world_.comm);
     hbm_remote_.assign(hbm_.size() * static_cast<std::size_t>(world_.size), 0);
@@ -291,10 +309,41 @@ class mpi_transport final : public chip_transport {
     kept_.made_for = arenas;
     kept_.mailbox.assign(static_cast<std::size_t>(cores_per_chip_ * slots_per_core), 0);
     kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::int32_t)));
+    kept_.status.assign(mpi_deadlock_proof::words(world_.size, cores_per_chip_), 0);
+    kept_.status_win = create(kept_.status.data(), static_cast<std::int64_t>(kept_.status.size() * sizeof(std::int64_t)));
+    proof_.begin(kept_.status_win, seq);
     check(MPI_Win_create_dynamic(MPI_INFO_NULL, world_.comm, &kept_.hbm), "MPI_Win_create_dynamic");
     MPI_Win_lock_all(MPI_MODE_NOCHECK, kept_.hbm);
     attach();
     MPI_Barrier(world_.comm);
+  }
+
+  /// Whether this rank is stuck (mpi_deadlock.hpp): every local core waits on a semaphore
+  /// that is still short, polls one that has not changed, or has finished, and no other
+  /// chip's signal waits in a mailbox slot of an allocated semaphore.
+  bool stuck() {
+    std::lock_guard lock(mailbox_mutex_);
+    for (int c = 0; c < cores_per_chip_; ++c) {
+      core_state const& core = *launch_->cores[c];
+      run_state const state = core.state.load(std::memory_order_seq_cst);
+      if (state == run_state::finished) continue;
+      void const* cell = core.wait_cell.load(std::memory_order_acquire);
+      if (state != run_state::blocked || !cell) return false;
+      std::int32_t const holds = read_cell(cell), wanted = core.wait_value.load(std::memory_order_relaxed);
+      if (core.wait_who.load(std::memory_order_relaxed) == polling_who ? holds != wanted : holds >= wanted) return false;
+    }
+    for (int c = 0; c < cores_per_chip_; ++c) {
+      auto const slots = static_cast<int>(launch_->cores[c]->semaphores_allocated.load(std::memory_order_acquire) /
+                                          static_cast<std::int64_t>(sizeof(std::int32_t)));
+      if (slots == 0) continue;
+      std::vector<std::int32_t> held(static_cast<std::size_t>(slots));
+      MPI_Get_accumulate(nullptr, 0, MPI_INT32_T, held.data(), slots, MPI_INT32_T, world_.rank, slot(c, 0), slots,
+                         MPI_INT32_T, MPI_NO_OP, kept_.mailbox_win);
+      MPI_Win_flush(world_.rank, kept_.mailbox_win);
+      for (std::int32_t v : held)
+        if (v != 0) return false;
+    }
+    return true;
   }
 
   void attach() {
@@ -362,6 +411,8 @@ class mpi_transport final : public chip_transport {
   launch_state* launch_ = nullptr;
   std::atomic<bool> opened_{false};
   bool opened_windows_ = false;
+  std::mutex mailbox_mutex_;  ///< a mailbox slot's take and its add to the semaphore are one step
+  mpi_deadlock_proof proof_;
 };
 
 }  // namespace pallas::detail
