@@ -12997,15 +12997,14 @@ auto async_copy(Src const& src, Dst const& dst, Sem const& sem,
 // The arena windows and the mailbox below outlive a launch (creating a window is a
 // collective that costs about as much as a small all-reduce) and are recreated only when
 // some rank's cores or arenas changed. A remote copy is an MPI_Put into the target's
-// window, flushed; then an MPI_Accumulate adds the byte count to the target core's
-// receive semaphore, and the sender's send semaphore is signaled here. Remote
-// semaphore_signal is the same MPI_Accumulate.
+// window, flushed; then the byte count goes into the target core's mailbox for its receive
+// semaphore, and the sender's send semaphore is signaled here. Remote semaphore_signal is
+// the same mailbox write.
 //
 // Semaphores stay the cores' std::atomic counts; what other ranks add lands in a mailbox
-// window (one int32 per semaphore slot of every core) that only MPI atomics touch. A core
-// whose wait finds its count short swaps its mailbox slot to zero (MPI_Fetch_and_op, which
-// also progresses MPI) and adds what it took; pl::semaphore_read does the same before it
-// reads. One launch at a time per process: a launch's start is a collective over the
+// window (mpi_mailbox.hpp: each sender's running total, MPI_Put, no MPI atomics). A core
+// whose wait finds its count short takes what arrived in its own memory and adds it;
+// pl::semaphore_read does the same before it reads. One launch at a time per process: a launch's start is a collective over the
 // ranks (pallas' own duplicate of MPI_COMM_WORLD). No rank sees the others' waits, so the
 // in-process deadlock proof is off; a deadlock of every chip is proven across the ranks
 // instead (mpi_deadlock.hpp: a status window, two rounds of questions) and reported naming
@@ -13231,6 +13230,135 @@ class mpi_deadlock_proof {
 
 #endif  // PALLAS_USE_MPI
 // ---- end pallas/detail/runtime/mpi_deadlock.hpp ----
+// ---- begin pallas/detail/runtime/mpi_mailbox.hpp ----
+// Where other ranks' semaphore signals land in the MPI backend (mpi_transport.hpp). Each
+// rank's mailbox holds, for every local core, every semaphore slot and every sending core of
+// the launch, the total that sender has signaled into that slot (uint32, modulo 2^32). A
+// sender adds to its own running total and MPI_Puts it: one word with one writer, so no MPI
+// atomics, which Open MPI completes only when the target rank progresses MPI (a rank that
+// computes would hold its senders up). The receiver reads its own memory, no MPI call, and
+// takes the difference from what it took before.
+//
+// Only the first `slots` semaphore words of a core can be signaled from another rank (the
+// scratch semaphores are allocated from the start of the core's semaphore memory).
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+
+#ifdef PALLAS_USE_MPI
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+namespace pallas::detail {
+
+class mpi_mailbox {
+ public:
+  static constexpr std::int64_t slots = 4096;  ///< semaphore words per core another rank can signal
+
+  /// The mailbox's words on each rank, for `cores` cores per chip on `ranks` ranks.
+  static std::size_t words(int ranks, int cores) {
+    return static_cast<std::size_t>(cores) * static_cast<std::size_t>(slots) * static_cast<std::size_t>(ranks * cores);
+  }
+
+  /// `memory` is this rank's mailbox (the window's memory, kept from launch to launch).
+  mpi_mailbox(std::vector<std::uint32_t>& memory, int rank, int ranks, int cores)
+      : memory_(memory), rank_(rank), cores_(cores), senders_(ranks * cores),
+        taken_(words(ranks, cores), 0), sent_(static_cast<std::size_t>(cores)) {}
+
+  /// At the launch's start, before its first collective (no rank sends before it): every
+  /// total starts at zero. A correct program took every signal of the last launch.
+  void clear() { std::fill(memory_.begin(), memory_.end(), 0u); }
+
+  /// Local core `from` adds `inc` to the semaphore at byte `offset` of core `core` of `rank`.
+  void add(int from, int rank, int core, std::int64_t offset, std::int32_t inc, MPI_Win win) {
+    std::int64_t const s = slot_of(offset, rank, core);
+    int const sender = rank_ * cores_ + from;
+    std::uint32_t& total = sent_[static_cast<std::size_t>(from)][(rank * cores_ + core) * slots + s];
+    total += static_cast<std::uint32_t>(inc);
+    MPI_Put(&total, 1, MPI_UINT32_T, rank, displacement(core, s, sender), 1, MPI_UINT32_T, win);
+    MPI_Win_flush(rank, win);  // after the copy's bytes (flushed before), before the sender goes on
+  }
+
+  /// What other ranks signaled into local core `core`'s semaphore at byte `offset` since the
+  /// last take (0 when nothing). The caller serializes takes.
+  std::int32_t take(int core, std::int64_t offset) {
+    std::int64_t const s = offset / static_cast<std::int64_t>(sizeof(std::int32_t));
+    if (s >= slots) return 0;
+    std::uint32_t got = 0;
+    std::size_t const first = index(core, s, 0);
+    for (int g = 0; g < senders_; ++g) {
+      std::uint32_t const now = std::atomic_ref<std::uint32_t>(memory_[first + static_cast<std::size_t>(g)])
+                                    .load(std::memory_order_acquire);
+      got += now - taken_[first + static_cast<std::size_t>(g)];
+      taken_[first + static_cast<std::size_t>(g)] = now;
+    }
+    return static_cast<std::int32_t>(got);
+  }
+
+  /// Whether any signal waits to be taken in the first `words` semaphore words of `core`.
+  bool pending(int core, std::int64_t words) const {
+    std::size_t const end = index(core, std::min(words, slots), 0);
+    for (std::size_t k = index(core, 0, 0); k < end; ++k)
+      if (std::atomic_ref<std::uint32_t>(memory_[k]).load(std::memory_order_acquire) != taken_[k]) return true;
+    return false;
+  }
+
+  /// "chip 1 core 0 semaphore at byte 64 holds 3; ...": what no wait took ("" when nothing).
+  std::string untaken() const {
+    std::string left;
+    for (int c = 0; c < cores_; ++c)
+      for (std::int64_t s = 0; s < slots; ++s) {
+        std::uint32_t held = 0;
+        for (int g = 0; g < senders_; ++g) {
+          std::size_t const k = index(c, s, g);
+          held += std::atomic_ref<std::uint32_t>(memory_[k]).load(std::memory_order_acquire) - taken_[k];
+        }
+        if (held != 0)
+          left += (left.empty() ? "" : "; ") + std::string("chip ") + std::to_string(rank_) + " core " +
+                  std::to_string(c) + " semaphore at byte " + std::to_string(s * 4) + " holds " +
+                  std::to_string(static_cast<std::int32_t>(held));
+      }
+    return left;
+  }
+
+ private:
+  std::size_t index(int core, std::int64_t s, int sender) const {
+    return (static_cast<std::size_t>(core) * static_cast<std::size_t>(slots) + static_cast<std::size_t>(s)) *
+               static_cast<std::size_t>(senders_) +
+           static_cast<std::size_t>(sender);
+  }
+  MPI_Aint displacement(int core, std::int64_t s, int sender) const {
+    return static_cast<MPI_Aint>(index(core, s, sender) * sizeof(std::uint32_t));
+  }
+  std::int64_t slot_of(std::int64_t offset, int rank, int core) const {
+    std::int64_t const s = offset / static_cast<std::int64_t>(sizeof(std::int32_t));
+    if (s >= slots)
+      fail("pallas (PALLAS_USE_MPI): a signal to the semaphore at byte ", offset, " of chip ", rank, " core ", core,
+           ": only the first ", slots, " semaphores of a core can be signaled from another rank");
+    return s;
+  }
+
+  std::vector<std::uint32_t>& memory_;
+  int rank_, cores_, senders_;
+  std::vector<std::uint32_t> taken_;  ///< [core][slot][sender]: what local waits took
+  std::vector<std::unordered_map<std::int64_t, std::uint32_t>> sent_;  ///< per local core: its totals
+};
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
+// ---- end pallas/detail/runtime/mpi_mailbox.hpp ----
 
 #ifdef PALLAS_USE_MPI
 
@@ -13259,7 +13387,7 @@ struct mpi_world {
   struct kept_windows {
     std::vector<MPI_Win> arenas;
     std::vector<std::pair<std::byte const*, std::int64_t>> made_for;  ///< each arena's base and capacity
-    std::vector<std::int32_t> mailbox;
+    std::vector<std::uint32_t> mailbox;
     MPI_Win mailbox_win = MPI_WIN_NULL;
     std::vector<std::int64_t> status;  ///< the deadlock proof's words (mpi_deadlock.hpp)
     MPI_Win status_win = MPI_WIN_NULL;
@@ -13340,7 +13468,8 @@ class mpi_transport final : public chip_transport {
   /// every rank).
   mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
       : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
-        timeout_(mpi_wait_timeout()), proof_(world.rank, world.size, cores_per_chip) {}
+        timeout_(mpi_wait_timeout()), mailbox_(kept_.mailbox, world.rank, world.size, cores_per_chip),
+        proof_(world.rank, world.size, cores_per_chip) {}
   mpi_transport(mpi_transport const&) = delete;
   mpi_transport& operator=(mpi_transport const&) = delete;
 
@@ -13374,14 +13503,8 @@ class mpi_transport final : public chip_transport {
     }
     MPI_Barrier(world_.comm);
     for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
-    MPI_Win_sync(kept_.mailbox_win);  // what other ranks accumulated is visible to these loads
-    std::string left;
-    for (std::size_t k = 0; k < kept_.mailbox.size(); ++k)
-      if (kept_.mailbox[k] != 0)
-        left += (left.empty() ? "" : "; ") + std::string("chip ") + std::to_string(world_.rank) + " core " +
-                std::to_string(k / slots_per_core) + " semaphore at byte " +
-                std::to_string((k % slots_per_core) * sizeof(std::int32_t)) + " holds " + std::to_string(kept_.mailbox[k]);
-    return left;  // (non-empty: the caller ends the job, so no later launch finds them)
+    MPI_Win_sync(kept_.mailbox_win);  // what other ranks put is visible to these loads
+    return mailbox_.untaken();  // (non-empty: the caller ends the job, so no later launch finds them)
   }
 
   bool in_this_process(int target) const override { return target / cores_per_chip_ == world_.rank; }
@@ -13402,12 +13525,14 @@ class mpi_transport final : public chip_transport {
       free_type(src_type);
       free_type(dst_type);
     }
-    add_to_mailbox(rank, target_core, recv_offset, task.bytes);
+    mailbox_.add(local_core_index(me), rank, target_core, recv_offset, static_cast<std::int32_t>(task.bytes),
+                 kept_.mailbox_win);
     send->fetch_add(task.bytes, std::memory_order_acq_rel);  // the source has been read
   }
 
-  void signal_elsewhere(core_state& /*me*/, int target, std::int64_t offset, std::int32_t inc) override {
-    add_to_mailbox(target / cores_per_chip_, target % cores_per_chip_, offset, inc);
+  void signal_elsewhere(core_state& me, int target, std::int64_t offset, std::int32_t inc) override {
+    mailbox_.add(local_core_index(me), target / cores_per_chip_, target % cores_per_chip_, offset, inc,
+                 kept_.mailbox_win);
   }
 
   void start(launch_state& launch, remote_task const& t, bool /*now*/) override {
@@ -13422,11 +13547,7 @@ class mpi_transport final : public chip_transport {
       core_state const& core = *launch_->cores[c];
       auto const* b = static_cast<std::byte const*>(cell);
       if (b < core.semaphores.base() || b >= core.semaphores.base() + core.semaphores.capacity()) continue;
-      std::int32_t const zero = 0;
-      std::int32_t got = 0;
-      MPI_Fetch_and_op(&zero, &got, MPI_INT32_T, world_.rank, slot(c, b - core.semaphores.base()), MPI_REPLACE,
-                       kept_.mailbox_win);
-      MPI_Win_flush(world_.rank, kept_.mailbox_win);
+      std::int32_t const got = mailbox_.take(c, b - core.semaphores.base());
       if (got == 0) return false;
       const_cast<std::atomic<std::int32_t>*>(static_cast<std::atomic<std::int32_t> const*>(cell))
           ->fetch_add(got, std::memory_order_acq_rel);
@@ -13450,13 +13571,6 @@ class mpi_transport final : public chip_transport {
   }
 
  private:
-  static constexpr std::int64_t slots_per_core = core_state::semaphore_arena_bytes / sizeof(std::int32_t);
-
-  static MPI_Aint slot(int core, std::int64_t offset) {
-    return static_cast<MPI_Aint>((core * slots_per_core + offset / static_cast<std::int64_t>(sizeof(std::int32_t))) *
-                                 static_cast<std::int64_t>(sizeof(std::int32_t)));
-  }
-
   void open(launch_state& launch) {
     launch_ = &launch;
     if (world_.size == 1) return;  // one chip: every copy stays in this process (and a lone rank may have no osc)
@@ -13475,6 +13589,7 @@ class mpi_transport final : public chip_transport {
     std::int64_t const seq = ++kept_.launches;
     if (!stale) {  // before the exchange, which no rank passes before this one joins it
       attach();
+      mailbox_.clear();
       proof_.begin(kept_.status_win, seq);
     }
     std::vector<MPI_Aint> all(k * static_cast<std::size_t>(world_.size));
@@ -13493,8 +13608,8 @@ class mpi_transport final : public chip_transport {
     kept_.release();
     for (auto const& [base, bytes] : arenas) kept_.arenas.push_back(create(const_cast<std::byte*>(base), bytes));
     kept_.made_for = arenas;
-    kept_.mailbox.assign(static_cast<std::size_t>(cores_per_chip_ * slots_per_core), 0);
-    kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::int32_t)));
+    kept_.mailbox.assign(mpi_mailbox::words(world_.size, cores_per_chip_), 0);
+    kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::uint32_t)));
     kept_.status.assign(mpi_deadlock_proof::words(world_.size, cores_per_chip_), 0);
     kept_.status_win = create(kept_.status.data(), static_cast<std::int64_t>(kept_.status.size() * sizeof(std::int64_t)));
     proof_.begin(kept_.status_win, seq);
@@ -13518,17 +13633,10 @@ class mpi_transport final : public chip_transport {
       std::int32_t const holds = read_cell(cell), wanted = core.wait_value.load(std::memory_order_relaxed);
       if (core.wait_who.load(std::memory_order_relaxed) == polling_who ? holds != wanted : holds >= wanted) return false;
     }
-    for (int c = 0; c < cores_per_chip_; ++c) {
-      auto const slots = static_cast<int>(launch_->cores[c]->semaphores_allocated.load(std::memory_order_acquire) /
-                                          static_cast<std::int64_t>(sizeof(std::int32_t)));
-      if (slots == 0) continue;
-      std::vector<std::int32_t> held(static_cast<std::size_t>(slots));
-      MPI_Get_accumulate(nullptr, 0, MPI_INT32_T, held.data(), slots, MPI_INT32_T, world_.rank, slot(c, 0), slots,
-                         MPI_INT32_T, MPI_NO_OP, kept_.mailbox_win);
-      MPI_Win_flush(world_.rank, kept_.mailbox_win);
-      for (std::int32_t v : held)
-        if (v != 0) return false;
-    }
+    for (int c = 0; c < cores_per_chip_; ++c)
+      if (mailbox_.pending(c, launch_->cores[c]->semaphores_allocated.load(std::memory_order_acquire) /
+                                  static_cast<std::int64_t>(sizeof(std::int32_t))))
+        return false;
     return true;
   }
 
@@ -13583,11 +13691,6 @@ class mpi_transport final : public chip_transport {
   }
   static void free_type(MPI_Datatype t) { MPI_Type_free(&t); }
 
-  void add_to_mailbox(int rank, int core, std::int64_t offset, std::int32_t inc) {
-    MPI_Accumulate(&inc, 1, MPI_INT32_T, rank, slot(core, offset), 1, MPI_INT32_T, MPI_SUM, kept_.mailbox_win);
-    MPI_Win_flush(rank, kept_.mailbox_win);
-  }
-
   mpi_world const& world_;
   mpi_world::kept_windows& kept_;
   int cores_per_chip_;
@@ -13598,6 +13701,7 @@ class mpi_transport final : public chip_transport {
   std::atomic<bool> opened_{false};
   bool opened_windows_ = false;
   std::mutex mailbox_mutex_;  ///< a mailbox slot's take and its add to the semaphore are one step
+  mpi_mailbox mailbox_;
   mpi_deadlock_proof proof_;
 };
 
