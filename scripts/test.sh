@@ -2,8 +2,11 @@
 # The whole pallas-cpp test suite, as CI runs it (.ci/run):
 #   gcc    g++ Debug: unit tests, examples, headers, compile-fail, single header, packaging
 #   clang  clang++ Debug: unit tests, examples, compile-fail messages, single header
-#   asan   g++ with -fsanitize=address,undefined: unit tests, examples, two-TU test
-#   tsan   g++ with -fsanitize=thread: the same
+#   asan   clang++ with -fsanitize=address,undefined: unit tests, examples, two-TU test
+#   tsan   clang++ with -fsanitize=thread: the same
+# The sanitizer builds use clang++ because it builds them in half the time g++ does (asan:
+# 674 s of CPU against about 1,300 s; its tests ran in 2m37s against 4m27s), and both
+# compilers' plain builds already ran. PALLAS_SANITIZER_CXX=g++ uses g++ instead.
 # Each configuration builds in build/<name> with Ninja (-O0, line tables only: -g1). gcc and
 # clang run the tests with the automatic DMA executor, then the unit tests once more under
 # each executor (PALLAS_DMA_ENGINE=inline, thread); the sanitizer builds run everything once
@@ -56,12 +59,12 @@ trap on_exit EXIT
 # bits than it expects it dies with "unexpected memory mapping". Then run it with address
 # space randomisation off (setarch -R), which children inherit.
 tsan_wrapper() {
-  local dir=build/tsan-probe
+  local cxx=$1 dir=build/tsan-probe
   mkdir -p "$dir"
   printf '%s\n' '#include <thread>' \
     'int main() { int x = 0; std::jthread t([&] { x = 1; }); t.join(); return x - 1; }' \
     >"$dir/probe.cpp"
-  g++ -std=c++20 -fsanitize=thread -g "$dir/probe.cpp" -o "$dir/probe" -pthread >&2
+  "$cxx" -std=c++20 -fsanitize=thread -g "$dir/probe.cpp" -o "$dir/probe" -pthread >&2
   if "$dir/probe" >"$dir/probe.log" 2>&1; then
     return 0
   fi
@@ -109,7 +112,7 @@ run_config() {
   fi
   if [ "$sanitize" = thread ]; then
     local w
-    w=$(tsan_wrapper)
+    w=$(tsan_wrapper "$cxx")
     [ -z "$w" ] || read -r -a wrapper <<<"$w"
   fi
 
@@ -175,13 +178,14 @@ run_config() {
   done
 }
 
+sanitizer_cxx=${PALLAS_SANITIZER_CXX:-clang++}
 for config in $configs; do
   case $config in
     gcc) run_config gcc g++ Debug "" ;;
     # -O0: clang's -O2 -g took 2.6x as long to build (kernel_test.cpp: 24.8 s, 9.4 s).
     clang) run_config clang clang++ Debug "" ;;
-    asan) run_config asan g++ Debug "address,undefined" ;;
-    tsan) run_config tsan g++ Debug thread ;;
+    asan) run_config asan "$sanitizer_cxx" Debug "address,undefined" ;;
+    tsan) run_config tsan "$sanitizer_cxx" Debug thread ;;
   esac
 done
 
