@@ -15,6 +15,7 @@
 #include <ostream>
 #include <span>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 #include <pallas/config.hpp>
@@ -32,11 +33,12 @@ namespace detail {
 inline constexpr std::size_t array_alignment = 64;
 
 /// Recycles large buffers, so that calling a kernel again does not fault in fresh pages for
-/// its outputs (a 64 MiB output costs ~16k page faults otherwise). Off in checked mode, so
-/// that AddressSanitizer sees every use after free.
+/// its outputs (a 64 MiB output costs ~16k page faults otherwise; glibc maps every aligned
+/// block from 128 KiB up afresh, so a 512 KiB shard faulted 128 pages a launch). Off in
+/// checked mode, so that AddressSanitizer sees every use after free.
 class buffer_pool {
  public:
-  static constexpr std::size_t min_bytes = std::size_t{1} << 20;
+  static constexpr std::size_t min_bytes = std::size_t{128} << 10;  // glibc's mmap threshold
   static constexpr std::size_t max_cached_bytes = std::size_t{1} << 30;
 
   static buffer_pool& instance() {
@@ -52,13 +54,12 @@ class buffer_pool {
   void* take(std::size_t bytes) {
     if (!checked_mode && bytes >= min_bytes) {
       std::lock_guard lock(mutex_);
-      for (std::size_t k = 0; k < free_.size(); ++k)
-        if (free_[k].first == bytes) {
-          void* p = free_[k].second;
-          free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(k));
-          cached_ -= bytes;
-          return p;
-        }
+      if (auto it = free_.find(bytes); it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();  // the latest given back: the likeliest still in cache
+        it->second.pop_back();
+        cached_ -= bytes;
+        return p;
+      }
     }
     return ::operator new(bytes, std::align_val_t{array_alignment});
   }
@@ -67,9 +68,12 @@ class buffer_pool {
     if (!checked_mode && bytes >= min_bytes) {
       std::lock_guard lock(mutex_);
       if (cached_ + bytes <= max_cached_bytes) {
-        free_.emplace_back(bytes, p);
-        cached_ += bytes;
-        return;
+        try {
+          free_[bytes].push_back(p);
+          cached_ += bytes;
+          return;
+        } catch (...) {  // no memory for the list: free the block instead
+        }
       }
     }
     ::operator delete(p, std::align_val_t{array_alignment});
@@ -77,7 +81,7 @@ class buffer_pool {
 
  private:
   std::mutex mutex_;
-  std::vector<std::pair<std::size_t, void*>> free_;
+  std::unordered_map<std::size_t, std::vector<void*>> free_;  ///< by size
   std::size_t cached_ = 0;
 };
 

@@ -1291,6 +1291,7 @@ class Ref : public detail::shape_member<Shape> {
 #include <ostream>
 #include <span>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 
 // ---- begin pallas/detail/runtime/fork_guard.hpp ----
@@ -1348,11 +1349,12 @@ namespace detail {
 inline constexpr std::size_t array_alignment = 64;
 
 /// Recycles large buffers, so that calling a kernel again does not fault in fresh pages for
-/// its outputs (a 64 MiB output costs ~16k page faults otherwise). Off in checked mode, so
-/// that AddressSanitizer sees every use after free.
+/// its outputs (a 64 MiB output costs ~16k page faults otherwise; glibc maps every aligned
+/// block from 128 KiB up afresh, so a 512 KiB shard faulted 128 pages a launch). Off in
+/// checked mode, so that AddressSanitizer sees every use after free.
 class buffer_pool {
  public:
-  static constexpr std::size_t min_bytes = std::size_t{1} << 20;
+  static constexpr std::size_t min_bytes = std::size_t{128} << 10;  // glibc's mmap threshold
   static constexpr std::size_t max_cached_bytes = std::size_t{1} << 30;
 
   static buffer_pool& instance() {
@@ -1368,13 +1370,12 @@ class buffer_pool {
   void* take(std::size_t bytes) {
     if (!checked_mode && bytes >= min_bytes) {
       std::lock_guard lock(mutex_);
-      for (std::size_t k = 0; k < free_.size(); ++k)
-        if (free_[k].first == bytes) {
-          void* p = free_[k].second;
-          free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(k));
-          cached_ -= bytes;
-          return p;
-        }
+      if (auto it = free_.find(bytes); it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();  // the latest given back: the likeliest still in cache
+        it->second.pop_back();
+        cached_ -= bytes;
+        return p;
+      }
     }
     return ::operator new(bytes, std::align_val_t{array_alignment});
   }
@@ -1383,9 +1384,12 @@ class buffer_pool {
     if (!checked_mode && bytes >= min_bytes) {
       std::lock_guard lock(mutex_);
       if (cached_ + bytes <= max_cached_bytes) {
-        free_.emplace_back(bytes, p);
-        cached_ += bytes;
-        return;
+        try {
+          free_[bytes].push_back(p);
+          cached_ += bytes;
+          return;
+        } catch (...) {  // no memory for the list: free the block instead
+        }
       }
     }
     ::operator delete(p, std::align_val_t{array_alignment});
@@ -1393,7 +1397,7 @@ class buffer_pool {
 
  private:
   std::mutex mutex_;
-  std::vector<std::pair<std::size_t, void*>> free_;
+  std::unordered_map<std::size_t, std::vector<void*>> free_;  ///< by size
   std::size_t cached_ = 0;
 };
 
@@ -8096,8 +8100,10 @@ struct interleaving {
 // the futex (a wake costs 10-60 us). Spinning is skipped when there are more runnable
 // threads than CPUs, since the thread being waited for may then have no CPU.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -8123,11 +8129,24 @@ inline constexpr std::chrono::microseconds spin_budget{50};
 /// wake them again (66 us a launch against 7.7 us with this budget, measured here).
 inline constexpr std::chrono::microseconds idle_core_spin_budget{200};
 
-/// Whether `threads` busy threads fit on this machine's CPUs.
+/// The processes of this program that share the machine's CPUs: the ranks of an MPI job on
+/// this node (Open MPI's and MPICH's launchers say how many), else 1.
+inline unsigned processes_on_this_machine() noexcept {
+  for (char const* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (char const* env = std::getenv(name); env && std::atoi(env) > 0) return static_cast<unsigned>(std::atoi(env));
+  return 1;
+}
+
+/// Whether `threads` busy threads in every such process fit on this machine's CPUs.
 inline bool spinning_pays(int threads) noexcept {
   static unsigned const cpus = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<unsigned>(threads) <= cpus;
+  static unsigned const processes = processes_on_this_machine();
+  return static_cast<unsigned>(threads) * processes <= cpus;
 }
+
+/// Whether a CPU is left over beyond `threads` busy threads in every such process (room
+/// for a DMA thread: 4 MPI ranks of one core each on 2 CPUs have none).
+inline bool cpu_to_spare(int threads) noexcept { return spinning_pays(threads + 1); }
 
 /// Returns once `value != old`; spins first when `spin` is true.
 template <class T>
@@ -10982,7 +11001,7 @@ class device {
   dma_thread* dma_thread_for(launch_config const& config) {
     bool const wanted = config.schedule.order == dma_order::on_wait &&
                         (config.executor == dma_executor_choice::thread ||
-                         (config.executor == dma_executor_choice::automatic && cpu_count() > config.num_cores &&
+                         (config.executor == dma_executor_choice::automatic && cpu_to_spare(config.num_cores) &&
                           !dma_thread_health::starved()));
     if (!wanted) return nullptr;
     std::lock_guard lock(dma_thread_mutex_);
@@ -11001,11 +11020,6 @@ class device {
     d->next_abandoned_ = abandoned_;
     abandoned_ = d;
     current_.store(nullptr, std::memory_order_relaxed);
-  }
-
-  static int cpu_count() noexcept {
-    static int const cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    return cpus;
   }
 
   // Constant-initialized and trivially destructible: usable until the process ends.

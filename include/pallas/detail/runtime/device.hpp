@@ -32,6 +32,7 @@
 #include <pallas/detail/runtime/dma_thread.hpp>
 #include <pallas/detail/runtime/fork_guard.hpp>
 #include <pallas/detail/runtime/launch.hpp>
+#include <pallas/detail/runtime/spin_wait.hpp>
 #include <pallas/error.hpp>
 
 namespace pallas::detail {
@@ -158,7 +159,7 @@ class device {
   dma_thread* dma_thread_for(launch_config const& config) {
     bool const wanted = config.schedule.order == dma_order::on_wait &&
                         (config.executor == dma_executor_choice::thread ||
-                         (config.executor == dma_executor_choice::automatic && cpu_count() > config.num_cores &&
+                         (config.executor == dma_executor_choice::automatic && cpu_to_spare(config.num_cores) &&
                           !dma_thread_health::starved()));
     if (!wanted) return nullptr;
     std::lock_guard lock(dma_thread_mutex_);
@@ -177,11 +178,6 @@ class device {
     d->next_abandoned_ = abandoned_;
     abandoned_ = d;
     current_.store(nullptr, std::memory_order_relaxed);
-  }
-
-  static int cpu_count() noexcept {
-    static int const cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    return cpus;
   }
 
   // Constant-initialized and trivially destructible: usable until the process ends.

@@ -4,8 +4,10 @@
 // the futex (a wake costs 10-60 us). Spinning is skipped when there are more runnable
 // threads than CPUs, since the thread being waited for may then have no CPU.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -31,11 +33,24 @@ inline constexpr std::chrono::microseconds spin_budget{50};
 /// wake them again (66 us a launch against 7.7 us with this budget, measured here).
 inline constexpr std::chrono::microseconds idle_core_spin_budget{200};
 
-/// Whether `threads` busy threads fit on this machine's CPUs.
+/// The processes of this program that share the machine's CPUs: the ranks of an MPI job on
+/// this node (Open MPI's and MPICH's launchers say how many), else 1.
+inline unsigned processes_on_this_machine() noexcept {
+  for (char const* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (char const* env = std::getenv(name); env && std::atoi(env) > 0) return static_cast<unsigned>(std::atoi(env));
+  return 1;
+}
+
+/// Whether `threads` busy threads in every such process fit on this machine's CPUs.
 inline bool spinning_pays(int threads) noexcept {
   static unsigned const cpus = std::max(1u, std::thread::hardware_concurrency());
-  return static_cast<unsigned>(threads) <= cpus;
+  static unsigned const processes = processes_on_this_machine();
+  return static_cast<unsigned>(threads) * processes <= cpus;
 }
+
+/// Whether a CPU is left over beyond `threads` busy threads in every such process (room
+/// for a DMA thread: 4 MPI ranks of one core each on 2 CPUs have none).
+inline bool cpu_to_spare(int threads) noexcept { return spinning_pays(threads + 1); }
 
 /// Returns once `value != old`; spins first when `spin` is true.
 template <class T>
