@@ -801,8 +801,12 @@ class access_checker {
   /// Remote copies from other chips into this core, not yet waited for (under the state's
   /// mutex: their senders register them).
   std::atomic<int> incoming{0};
+  /// Over MPI, the word other ranks set when they describe a copy into this core that it
+  /// has not read yet (mpi_incoming.hpp); nullptr in one process.
+  std::uint64_t* remote_hint = nullptr;
   bool watching() const noexcept {
-    return (in_flight.load(std::memory_order_relaxed) | incoming.load(std::memory_order_relaxed)) != 0;
+    return (in_flight.load(std::memory_order_relaxed) | incoming.load(std::memory_order_relaxed)) != 0 ||
+           (remote_hint && std::atomic_ref<std::uint64_t>(*remote_hint).load(std::memory_order_relaxed) != 0);
   }
 
   /// Throws pallas::race_error when the access conflicts with a copy in flight.
@@ -7087,10 +7091,25 @@ struct semaphore_block {
   char const* origin = "";     ///< "scratch", "run_scoped"
 };
 
+class checked_state;
+
+/// Over MPI, where a core's incoming remote copies come from (mpi_incoming.hpp): read them
+/// into the state with add_incoming.
+class incoming_feed {
+ public:
+  virtual void read_into(checked_state& state) = 0;
+
+ protected:
+  ~incoming_feed() = default;
+};
+
 /// A core's checked-mode state. The core itself changes it; other cores read the copies
 /// (cross-core HBM checks) and the semaphore blocks (deadlock reports) under `mutex`.
 class checked_state final : public access_checker {
  public:
+  /// Other ranks' copies into this core arrive through it (remote_hint set with it); in
+  /// one process their senders call add_incoming.
+  incoming_feed* feed = nullptr;
   mutable std::mutex mutex;
   int core = 0;
   memory_map memory;
@@ -7130,6 +7149,8 @@ class checked_state final : public access_checker {
     credits.clear();
     incoming_copies.clear();
     incoming.store(0, std::memory_order_relaxed);
+    feed = nullptr;
+    remote_hint = nullptr;
     allocation_origin = "scratch";
     in_wait = false;
     next_copy_id = 1;
@@ -7268,6 +7289,7 @@ class checked_state final : public access_checker {
 
   /// The access hook (block reads and writes, element accesses).
   void check(region const& r, access_kind kind, char const* what, place where) override {
+    read_feed();
     bool const is_write = kind == access_kind::write;
     std::string const hit = conflict(is_write ? nullptr : &r, is_write ? &r : nullptr,
                                      kind == access_kind::read_or_write ? "reads or writes" : "reads");
@@ -7278,6 +7300,12 @@ class checked_state final : public access_checker {
     if (where.known()) out << " (" << where.file_name() << ':' << where.line << ')';
     out << ' ' << hit << ", before that copy's wait";
     fail<race_error>(out.str());
+  }
+
+  /// Reads what other ranks described since the hint was last cleared.
+  void read_feed() {
+    if (feed && remote_hint && std::atomic_ref<std::uint64_t>(*remote_hint).load(std::memory_order_acquire) != 0)
+      feed->read_into(*this);
   }
 
   /// Registers a remote copy into this core (called by its sender).
@@ -7349,6 +7377,7 @@ class checked_state final : public access_checker {
   /// covers, in the order they moved, verifying that nothing wrote their source or
   /// destination meanwhile.
   void waited(std::atomic<std::int32_t> const* semaphore, std::int64_t bytes, char const* who, place where) {
+    if (feed) feed->read_into(*this);  // the copies this wait covers were described before they signaled
     std::lock_guard lock(mutex);
     // Remote copies into this core that the wait covers arrived, in the order they started
     // (a wait may cover several, or part of one).
@@ -8295,7 +8324,7 @@ class chip_transport {
   /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
   /// signaled with the byte count.
   virtual void start_elsewhere(core_state& me, dma_task const& /*task*/, std::atomic<std::int32_t>* /*send*/,
-                               int /*target*/, std::int64_t /*recv_offset*/) {
+                               int /*target*/, std::int64_t /*recv_offset*/, place /*where*/) {
     fail("pallas: a remote copy to another process from ", me.index, " without a multi-process backend");
   }
   /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
@@ -13023,7 +13052,9 @@ auto async_copy(Src const& src, Dst const& dst, Sem const& sem,
 // in-process deadlock proof is off; a deadlock of every chip is proven across the ranks
 // instead (mpi_deadlock.hpp: a status window, two rounds of questions) and reported naming
 // every chip's cores. A wait that ends nowhere while some rank does not wait in pallas is
-// reported by a timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default).
+// reported by a timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default). In checked mode
+// a sender describes each copy to its receiver first (mpi_incoming.hpp), so the receiver's
+// access of a destination before its wait_recv is a race, as in one process.
 
 #include <atomic>
 #include <chrono>
@@ -13034,6 +13065,7 @@ auto async_copy(Src const& src, Dst const& dst, Sem const& sem,
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -13244,6 +13276,159 @@ class mpi_deadlock_proof {
 
 #endif  // PALLAS_USE_MPI
 // ---- end pallas/detail/runtime/mpi_deadlock.hpp ----
+// ---- begin pallas/detail/runtime/mpi_incoming.hpp ----
+// Checked mode over MPI: how a core learns of the remote copies other ranks started into
+// it, so that touching a destination before its wait_recv is a race naming both chips, as
+// in one process (checked_state.hpp's incoming copies, which a sender there adds itself).
+//
+// Each rank's log holds, for every local core and every sending core of the launch, a ring
+// of copy descriptions, the count the sender has written and the count the receiver has
+// read. A sender puts the description and its count and flushes, then sets the receiving
+// core's hint word, all before the copy's bytes go (mpi_transport.hpp), so a receiver that
+// sees the bytes or the signal also sees the description. The receiver reads the rings
+// (its own memory, no MPI call) when its next checked access finds the hint set and at
+// every wait. A sender that finds a ring full reads the receiver's count (MPI_Get) until
+// there is room, reading its own rings meanwhile, so two cores that both send never block
+// each other; the receiver reads in its waits and at its accesses.
+//
+// Only checked mode makes the window (mpi_transport.hpp).
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+
+#ifdef PALLAS_USE_MPI
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+namespace pallas::detail {
+
+/// One remote copy as its receiver needs it: the destination as a place in the receiving
+/// core's memory, its receive semaphore, and the text that names it in a race report.
+struct remote_copy_description {
+  static constexpr int max_rank = region::max_rank;
+  static constexpr int vmem = 0, smem = 1, first_hbm = 2;  ///< `space`: HBM operand k is first_hbm + k
+
+  std::int64_t offset = 0;       ///< bytes into `space`
+  std::int64_t recv_offset = 0;  ///< the receive semaphore, bytes into the core's semaphores
+  std::int64_t bytes = 0;
+  std::int64_t element_bytes = 0;
+  std::int64_t extents[max_rank]{};
+  std::int64_t strides[max_rank]{};  ///< in elements
+  std::int32_t space = vmem;
+  std::int32_t rank = 0;
+  char from[192]{};  ///< "a remote copy (512 bytes) from chip 0 core 0 started at main.cpp:12"
+
+  void set_from(std::string_view text) noexcept {
+    std::size_t const n = std::min(text.size(), sizeof from - 1);
+    std::memcpy(from, text.data(), n);
+    from[n] = '\0';
+  }
+};
+static_assert(sizeof(remote_copy_description) % sizeof(std::uint64_t) == 0);
+
+class mpi_incoming_log {
+ public:
+  static constexpr std::int64_t capacity = 64;  ///< descriptions per (sender, receiver) ring
+
+  /// The log's 64-bit words on each rank, for `cores` cores per chip on `ranks` ranks.
+  static std::size_t words(int ranks, int cores) {
+    return static_cast<std::size_t>(cores) * core_words(ranks * cores);
+  }
+
+  /// `memory` is this rank's log (the window's memory, kept from launch to launch).
+  mpi_incoming_log(std::vector<std::uint64_t>& memory, int rank, int ranks, int cores)
+      : memory_(memory), rank_(rank), cores_(cores), senders_(ranks * cores),
+        written_(static_cast<std::size_t>(cores * senders_), 0), known_read_(written_.size(), 0) {}
+
+  /// At the launch's start, before its first collective (no rank sends before it).
+  void clear() { std::fill(memory_.begin(), memory_.end(), 0u); }
+
+  /// The word a sender sets when it adds a description for local core `core`.
+  std::uint64_t* hint(int core) { return &memory_[base(core)]; }
+
+  /// Local core `from` describes a copy into core `core` of `rank`; `while_full()` runs
+  /// between polls while that ring is full.
+  template <class WhileFull>
+  void post(int from, int rank, int core, remote_copy_description const& d, MPI_Win win, WhileFull&& while_full) {
+    std::size_t const pair = static_cast<std::size_t>(from * senders_ + rank * cores_ + core);
+    int const sender = rank_ * cores_ + from;
+    std::uint64_t& written = written_[pair];
+    std::uint64_t& known_read = known_read_[pair];
+    while (written - known_read >= static_cast<std::uint64_t>(capacity)) {
+      MPI_Get(&known_read, 1, MPI_UINT64_T, rank, displacement(header(core, sender) + 1), 1, MPI_UINT64_T, win);
+      MPI_Win_flush(rank, win);
+      if (written - known_read < static_cast<std::uint64_t>(capacity)) break;
+      while_full();
+      std::this_thread::yield();
+    }
+    std::size_t const slot = header(core, sender) + header_words +
+                             static_cast<std::size_t>(written % static_cast<std::uint64_t>(capacity)) * description_words;
+    MPI_Put(&d, static_cast<int>(sizeof d), MPI_BYTE, rank, displacement(slot), static_cast<int>(sizeof d), MPI_BYTE,
+            win);
+    ++written;
+    MPI_Put(&written, 1, MPI_UINT64_T, rank, displacement(header(core, sender)), 1, MPI_UINT64_T, win);
+    MPI_Win_flush(rank, win);  // the description, then its count, land before the hint
+    static std::uint64_t const set = 1;
+    MPI_Put(&set, 1, MPI_UINT64_T, rank, displacement(base(core)), 1, MPI_UINT64_T, win);
+    MPI_Win_flush(rank, win);  // before the copy's bytes go
+  }
+
+  /// Calls `each(description)` for what arrived for local core `core` since the last read,
+  /// each sender's in the order it posted them. Only that core's thread reads its rings.
+  template <class F>
+  void read(int core, F&& each) {
+    std::atomic_ref<std::uint64_t>(memory_[base(core)]).store(0, std::memory_order_seq_cst);
+    for (int g = 0; g < senders_; ++g) {
+      std::size_t const h = header(core, g);
+      std::uint64_t const written = std::atomic_ref<std::uint64_t>(memory_[h]).load(std::memory_order_acquire);
+      std::uint64_t read = memory_[h + 1];
+      if (read == written) continue;
+      for (; read < written; ++read) {
+        remote_copy_description d;
+        std::size_t const slot =
+            h + header_words + static_cast<std::size_t>(read % static_cast<std::uint64_t>(capacity)) * description_words;
+        std::memcpy(static_cast<void*>(&d), &memory_[slot], sizeof d);
+        each(d);
+      }
+      std::atomic_ref<std::uint64_t>(memory_[h + 1]).store(read, std::memory_order_release);  // room for the sender
+    }
+  }
+
+ private:
+  static constexpr std::size_t hint_words = 8;    // a cache line
+  static constexpr std::size_t header_words = 8;  // written, read; a cache line
+  static constexpr std::size_t description_words = sizeof(remote_copy_description) / sizeof(std::uint64_t);
+  static std::size_t ring_words() { return header_words + static_cast<std::size_t>(capacity) * description_words; }
+  static std::size_t core_words(int senders) { return hint_words + static_cast<std::size_t>(senders) * ring_words(); }
+
+  std::size_t base(int core) const { return static_cast<std::size_t>(core) * core_words(senders_); }
+  std::size_t header(int core, int sender) const {
+    return base(core) + hint_words + static_cast<std::size_t>(sender) * ring_words();
+  }
+  static MPI_Aint displacement(std::size_t word) { return static_cast<MPI_Aint>(word * sizeof(std::uint64_t)); }
+
+  std::vector<std::uint64_t>& memory_;
+  int rank_, cores_, senders_;
+  std::vector<std::uint64_t> written_;     ///< [local sender core][target core]: descriptions posted
+  std::vector<std::uint64_t> known_read_;  ///< the same pairs: the receiver's read count last fetched
+};
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
+// ---- end pallas/detail/runtime/mpi_incoming.hpp ----
 // ---- begin pallas/detail/runtime/mpi_mailbox.hpp ----
 // Where other ranks' semaphore signals land in the MPI backend (mpi_transport.hpp). Each
 // rank's mailbox holds, for every local core, every semaphore slot and every sending core of
@@ -13373,6 +13558,18 @@ class mpi_mailbox {
 
 #endif  // PALLAS_USE_MPI
 // ---- end pallas/detail/runtime/mpi_mailbox.hpp ----
+// ---- begin pallas/detail/runtime/mpi_world.hpp ----
+// This process's place in an MPI job (PALLAS_USE_MPI): its rank, pallas' own communicator,
+// MPI initialized and finalized when the program does not, and the windows the MPI backend
+// (mpi_transport.hpp) keeps from one launch to the next.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
 
 #ifdef PALLAS_USE_MPI
 
@@ -13405,6 +13602,8 @@ struct mpi_world {
     MPI_Win mailbox_win = MPI_WIN_NULL;
     std::vector<std::int64_t> status;  ///< the deadlock proof's words (mpi_deadlock.hpp)
     MPI_Win status_win = MPI_WIN_NULL;
+    std::vector<std::uint64_t> incoming;  ///< checked mode: the copy descriptions (mpi_incoming.hpp)
+    MPI_Win incoming_win = MPI_WIN_NULL;
     MPI_Win hbm = MPI_WIN_NULL;
     std::int64_t launches = 0;  ///< multi-chip launches so far (the same count on every rank)
 
@@ -13416,7 +13615,7 @@ struct mpi_world {
       }
       arenas.clear();
       made_for.clear();
-      for (MPI_Win* w : {&mailbox_win, &status_win, &hbm})
+      for (MPI_Win* w : {&mailbox_win, &status_win, &incoming_win, &hbm})
         if (*w != MPI_WIN_NULL) {
           MPI_Win_unlock_all(*w);
           MPI_Win_free(w);
@@ -13468,6 +13667,23 @@ struct mpi_world {
   }
 };
 
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
+// ---- end pallas/detail/runtime/mpi_world.hpp ----
+
+#ifdef PALLAS_USE_MPI
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1  // pallas uses MPI's C API; the removed C++ bindings need another library
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+namespace pallas::detail {
+
 /// How long a wait may stay short before it is reported (PALLAS_MPI_WAIT_TIMEOUT, seconds).
 inline std::chrono::duration<double> mpi_wait_timeout() {
   char const* env = std::getenv("PALLAS_MPI_WAIT_TIMEOUT");
@@ -13483,7 +13699,10 @@ class mpi_transport final : public chip_transport {
   mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
       : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
         timeout_(mpi_wait_timeout()), mailbox_(kept_.mailbox, world.rank, world.size, cores_per_chip),
-        proof_(world.rank, world.size, cores_per_chip) {}
+        proof_(world.rank, world.size, cores_per_chip), incoming_(kept_.incoming, world.rank, world.size, cores_per_chip) {
+    feeds_.reserve(static_cast<std::size_t>(cores_per_chip));
+    for (int c = 0; c < cores_per_chip; ++c) feeds_.emplace_back(this, c);
+  }
   mpi_transport(mpi_transport const&) = delete;
   mpi_transport& operator=(mpi_transport const&) = delete;
 
@@ -13494,6 +13713,13 @@ class mpi_transport final : public chip_transport {
     launch_state& launch = *core.launch;
     if (local_core_index(core) == 0) {
       open(launch);
+      if constexpr (checked_mode)  // the other cores wait for opened_, which publishes this
+        if (opened_windows_)
+          for (int c = 0; c < cores_per_chip_; ++c) {
+            checked_.push_back(&launch.cores[c]->checked);  // the core outlives the launch's state
+            launch.cores[c]->checked.feed = &feeds_[static_cast<std::size_t>(c)];
+            launch.cores[c]->checked.remote_hint = incoming_.hint(c);
+          }
       opened_.store(true, std::memory_order_release);
       return;
     }
@@ -13515,7 +13741,17 @@ class mpi_transport final : public chip_transport {
       for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
       return {};
     }
-    MPI_Barrier(world_.comm);
+    // A barrier that reads the cores' incoming descriptions meanwhile: a sender may wait
+    // for room in a ring of a core that has finished.
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    MPI_Ibarrier(world_.comm, &barrier);
+    for (int done = 0;;) {
+      MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+      if (done) break;
+      for (int c = 0; c < cores_per_chip_; ++c) read_incoming(c, *checked_[static_cast<std::size_t>(c)]);
+      std::this_thread::yield();
+    }
+    for (checked_state* state : checked_) state->feed = nullptr;
     for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
     MPI_Win_sync(kept_.mailbox_win);  // what other ranks put is visible to these loads
     return mailbox_.untaken();  // (non-empty: the caller ends the job, so no later launch finds them)
@@ -13524,13 +13760,14 @@ class mpi_transport final : public chip_transport {
   bool in_this_process(int target) const override { return target / cores_per_chip_ == world_.rank; }
 
   void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
-                       std::int64_t recv_offset) override {
+                       std::int64_t recv_offset, place where) override {
     int const rank = target / cores_per_chip_;
     int const target_core = target % cores_per_chip_;
     auto [win, disp] = window_of(me, task.dst, rank, target_core);
     if (win == MPI_WIN_NULL)
       fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a scratch "
            "buffer or a run_scoped buffer), so it has no counterpart on chip ", rank, " (on ", core_name(me), ')');
+    if constexpr (checked_mode) describe_to_receiver(me, task, rank, target_core, recv_offset, where);
     if (task.bytes > 0) {
       MPI_Datatype const src_type = layout_type(task, task.src_strides);
       MPI_Datatype const dst_type = layout_type(task, task.dst_strides);
@@ -13556,6 +13793,8 @@ class mpi_transport final : public chip_transport {
   /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
   bool pending_for(void const* cell) override {
     if (!opened_windows_) return false;
+    if constexpr (checked_mode)  // a waiting core reads its descriptions: a sender may wait for room
+      if (current_core && current_core->launch == launch_) current_core->checked.read_feed();
     std::lock_guard lock(mailbox_mutex_);  // taken and added as one step (stuck())
     for (int c = 0; c < cores_per_chip_; ++c) {
       core_state const& core = *launch_->cores[c];
@@ -13604,6 +13843,7 @@ class mpi_transport final : public chip_transport {
     if (!stale) {  // before the exchange, which no rank passes before this one joins it
       attach();
       mailbox_.clear();
+      incoming_.clear();
       proof_.begin(kept_.status_win, seq);
     }
     std::vector<MPI_Aint> all(k * static_cast<std::size_t>(world_.size));
@@ -13626,6 +13866,11 @@ class mpi_transport final : public chip_transport {
     kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::uint32_t)));
     kept_.status.assign(mpi_deadlock_proof::words(world_.size, cores_per_chip_), 0);
     kept_.status_win = create(kept_.status.data(), static_cast<std::int64_t>(kept_.status.size() * sizeof(std::int64_t)));
+    if constexpr (checked_mode) {
+      kept_.incoming.assign(mpi_incoming_log::words(world_.size, cores_per_chip_), 0);
+      kept_.incoming_win =
+          create(kept_.incoming.data(), static_cast<std::int64_t>(kept_.incoming.size() * sizeof(std::uint64_t)));
+    }
     proof_.begin(kept_.status_win, seq);
     check(MPI_Win_create_dynamic(MPI_INFO_NULL, world_.comm, &kept_.hbm), "MPI_Win_create_dynamic");
     MPI_Win_lock_all(MPI_MODE_NOCHECK, kept_.hbm);
@@ -13677,17 +13922,68 @@ class mpi_transport final : public chip_transport {
     return w;
   }
 
+  /// Where `p` (an address of core `me`) is: VMEM, SMEM or HBM operand k
+  /// (remote_copy_description's spaces) and the bytes into it; space -1 when none.
+  std::pair<int, std::int64_t> space_of(core_state const& me, std::byte const* p) const {
+    using d = remote_copy_description;
+    auto const at = [&](arena const& a) { return p >= a.base() && p < a.base() + a.capacity(); };
+    if (at(me.vmem)) return {d::vmem, p - me.vmem.base()};
+    if (at(me.smem)) return {d::smem, p - me.smem.base()};
+    for (std::size_t k = 0; k < hbm_.size(); ++k)
+      if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes) return {d::first_hbm + static_cast<int>(k), p - hbm_[k].base};
+    return {-1, 0};
+  }
+
   /// The window and displacement of `p` (an address of core `me`) on core `target_core`.
   std::pair<MPI_Win, MPI_Aint> window_of(core_state const& me, std::byte const* p, int rank, int target_core) const {
-    auto const at = [&](arena const& a) { return p >= a.base() && p < a.base() + a.capacity(); };
+    auto const [space, offset] = space_of(me, p);
     std::size_t const core = static_cast<std::size_t>(target_core) * 2;
-    if (at(me.vmem)) return {kept_.arenas[core], p - me.vmem.base()};
-    if (at(me.smem)) return {kept_.arenas[core + 1], p - me.smem.base()};
-    for (std::size_t k = 0; k < hbm_.size(); ++k)
-      if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes)  // a dynamic window: the target's address
-        return {kept_.hbm, MPI_Aint_add(hbm_remote_[static_cast<std::size_t>(rank) * hbm_.size() + k], p - hbm_[k].base)};
-    return {MPI_WIN_NULL, 0};
+    if (space < 0) return {MPI_WIN_NULL, 0};
+    if (space == remote_copy_description::vmem) return {kept_.arenas[core], offset};
+    if (space == remote_copy_description::smem) return {kept_.arenas[core + 1], offset};
+    std::size_t const k = static_cast<std::size_t>(space - remote_copy_description::first_hbm);
+    return {kept_.hbm, MPI_Aint_add(hbm_remote_[static_cast<std::size_t>(rank) * hbm_.size() + k], offset)};  // the target's address
   }
+
+  /// Checked mode: tells core `target_core` of `rank` about the copy before its bytes go.
+  void describe_to_receiver(core_state& me, dma_task const& task, int rank, int target_core, std::int64_t recv_offset,
+                            place where) {
+    remote_copy_description d;
+    std::tie(d.space, d.offset) = space_of(me, task.dst);
+    d.recv_offset = recv_offset;
+    d.bytes = task.bytes;
+    d.element_bytes = static_cast<std::int64_t>(task.element_bytes);
+    d.rank = task.rank;
+    for (int r = 0; r < task.rank; ++r) {
+      d.extents[r] = task.extents[r];
+      d.strides[r] = task.dst_strides[r];
+    }
+    d.set_from("a remote copy (" + std::to_string(task.bytes) + " bytes) from " + core_name(me) + " started at " +
+               std::string(where.file_name()) + ':' + std::to_string(where.line));
+    int const from = local_core_index(me);
+    incoming_.post(from, rank, target_core, d, kept_.incoming_win, [&] { read_incoming(from, me.checked); });
+  }
+
+  /// Checked mode: what other ranks described for local core `c` becomes its incoming
+  /// copies (its memory map says where its VMEM, SMEM and semaphores are).
+  void read_incoming(int c, checked_state& state) {
+    incoming_.read(c, [&](remote_copy_description const& d) {
+      using rd = remote_copy_description;
+      std::byte const* base = d.space == rd::vmem   ? state.memory.vmem
+                              : d.space == rd::smem ? state.memory.smem
+                                                    : hbm_[static_cast<std::size_t>(d.space - rd::first_hbm)].base;
+      region const dst = region::strided(base + d.offset, d.rank, d.extents, d.strides, d.element_bytes);
+      state.add_incoming(dst, state.semaphore_base + d.recv_offset, d.bytes, d.from);
+    });
+  }
+
+  /// The feed of one local core's checked state (checked_state.hpp).
+  struct core_feed final : incoming_feed {
+    core_feed(mpi_transport* t, int c) : transport(t), core(c) {}
+    void read_into(checked_state& state) override { transport->read_incoming(core, state); }
+    mpi_transport* transport;
+    int core;
+  };
 
   /// The copy's elements on one side, as an MPI type (strides in elements).
   static MPI_Datatype layout_type(dma_task const& task, index_t const* strides) {
@@ -13717,6 +14013,9 @@ class mpi_transport final : public chip_transport {
   std::mutex mailbox_mutex_;  ///< a mailbox slot's take and its add to the semaphore are one step
   mpi_mailbox mailbox_;
   mpi_deadlock_proof proof_;
+  mpi_incoming_log incoming_;
+  std::vector<core_feed> feeds_;  ///< one per local core, never reallocated after construction
+  std::vector<checked_state*> checked_;  ///< checked mode: the local cores' states, by local index
 };
 
 }  // namespace pallas::detail
@@ -14324,7 +14623,8 @@ class async_remote_copy_descriptor {
       if (trace::enabled())  // the sender's side only: the receiver's wait is another process's
         d::trace_remote_copy_start(core, &send_.data()->count, nullptr, nullptr, bytes(),
                                    "to mesh core " + std::to_string(target), {});
-      return launch.chips->transport->start_elsewhere(core, t.task, &send_.data()->count, target, t.recv_offset);
+      return launch.chips->transport->start_elsewhere(core, t.task, &send_.data()->count, target, t.recv_offset,
+                                                         where);
     }
     d::core_state& other = d::core_of_launch(launch, target);
     t.task.dst = d::translate_to_core(core, dst_.data(), other);

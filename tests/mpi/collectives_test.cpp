@@ -348,3 +348,59 @@ TEST_CASE("mpi: a remote signal nobody waits for is reported at the launch's end
     FAIL("the launch returned");
   });
 }
+
+// Checked mode's remote-copy descriptions (mpi_incoming.hpp): every chip starts 100 copies
+// of one row into its right neighbour's inbox before that neighbour reads anything, more
+// than a ring holds (64), so senders wait for room while their receivers wait for the
+// bytes; the receivers then read every row after their wait_recv (no race) and check it.
+TEST_CASE("mpi: more remote copies in flight than checked mode's description ring holds", "[mpi]") {
+  on_world_mesh([]<int N>() {
+    constexpr pl::index_t rows = 100;
+    auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, rows, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>,
+                             pl::scratch_types<pltpu::VMEM<float, rows, 128>, pltpu::SemaphoreType::DMA<>,
+                                               pltpu::SemaphoreType::DMA<>>)(
+        [](auto in, auto out, auto inbox, auto send_sem, auto recv_sem) {
+          pl::index_t const right = (pl::axis_index<"x">() + 1) % N;
+          for (pl::index_t r = 0; r < rows; ++r)
+            pltpu::make_async_remote_copy(in.at(pl::ds(r, 1)), inbox.at(pl::ds(r, 1)), send_sem, recv_sem, {right},
+                                          pltpu::DeviceIdType::MESH)
+                .start();
+          auto const all = pltpu::make_async_remote_copy(in, inbox, send_sem, recv_sem, {right}, pltpu::DeviceIdType::MESH);
+          all.wait_send();  // one wait for the bytes of all 100 (as many as the whole block)
+          all.wait_recv();
+          pltpu::sync_copy(inbox, out);
+        });
+    auto const xs = shards<N, rows>(37);
+    auto const ys = pl::shard_map<pl::device_mesh<"x", N>>(kernel)(xs);
+    int const d = pl::detail::mpi_world::get().rank;
+    CHECK(ys[static_cast<std::size_t>(d)] == xs[static_cast<std::size_t>((d + N - 1) % N)]);
+  });
+}
+
+// Run alone (tests/CMakeLists.txt): chip 0 starts a copy into chip 1's inbox, then tells
+// chip 1 so with a remote signal; chip 1 reads the inbox before its wait_recv, a race that
+// checked mode reports on chip 1 naming chip 0's copy, and the job aborts.
+TEST_CASE("mpi: reading a remote copy's destination before its wait_recv is a race naming both chips", "[.mpi_race]") {
+  on_world_mesh([]<int N>() {
+    auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 8, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>,
+                             pl::scratch_types<pltpu::VMEM<float, 8, 128>, pltpu::VMEM<float, 8, 128>,
+                                               pltpu::SemaphoreType::DMA<>, pltpu::SemaphoreType::DMA<>,
+                                               pltpu::SemaphoreType::REGULAR<>>)(
+        [](auto in, auto out, auto inbox, auto seen, auto send_sem, auto recv_sem, auto started) {
+          auto copy = pltpu::make_async_remote_copy(in, inbox, send_sem, recv_sem, {1}, pltpu::DeviceIdType::MESH);
+          if (pl::axis_index<"x">() == 0) {
+            copy.start();
+            pl::semaphore_signal(started, 1, 1, pltpu::DeviceIdType::LOGICAL);
+            copy.wait_send();
+          } else if (pl::axis_index<"x">() == 1) {
+            pl::semaphore_wait(started, 1);
+            seen[pl::ellipsis] = inbox[pl::ellipsis];  // before the wait_recv: the race
+            copy.wait_recv();
+            pltpu::sync_copy(seen, out);
+          }
+        });
+    auto const xs = shards<N>(1);
+    (void)pl::shard_map<pl::device_mesh<"x", N>>(kernel)(xs);
+    FAIL("the launch returned");
+  });
+}

@@ -188,7 +188,8 @@ class async_remote_copy_descriptor {
       if (trace::enabled())  // the sender's side only: the receiver's wait is another process's
         d::trace_remote_copy_start(core, &send_.data()->count, nullptr, nullptr, bytes(),
                                    "to mesh core " + std::to_string(target), {});
-      return launch.chips->transport->start_elsewhere(core, t.task, &send_.data()->count, target, t.recv_offset);
+      return launch.chips->transport->start_elsewhere(core, t.task, &send_.data()->count, target, t.recv_offset,
+                                                         where);
     }
     d::core_state& other = d::core_of_launch(launch, target);
     t.task.dst = d::translate_to_core(core, dst_.data(), other);

@@ -190,8 +190,12 @@ class access_checker {
   /// Remote copies from other chips into this core, not yet waited for (under the state's
   /// mutex: their senders register them).
   std::atomic<int> incoming{0};
+  /// Over MPI, the word other ranks set when they describe a copy into this core that it
+  /// has not read yet (mpi_incoming.hpp); nullptr in one process.
+  std::uint64_t* remote_hint = nullptr;
   bool watching() const noexcept {
-    return (in_flight.load(std::memory_order_relaxed) | incoming.load(std::memory_order_relaxed)) != 0;
+    return (in_flight.load(std::memory_order_relaxed) | incoming.load(std::memory_order_relaxed)) != 0 ||
+           (remote_hint && std::atomic_ref<std::uint64_t>(*remote_hint).load(std::memory_order_relaxed) != 0);
   }
 
   /// Throws pallas::race_error when the access conflicts with a copy in flight.

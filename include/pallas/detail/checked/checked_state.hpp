@@ -65,10 +65,25 @@ struct semaphore_block {
   char const* origin = "";     ///< "scratch", "run_scoped"
 };
 
+class checked_state;
+
+/// Over MPI, where a core's incoming remote copies come from (mpi_incoming.hpp): read them
+/// into the state with add_incoming.
+class incoming_feed {
+ public:
+  virtual void read_into(checked_state& state) = 0;
+
+ protected:
+  ~incoming_feed() = default;
+};
+
 /// A core's checked-mode state. The core itself changes it; other cores read the copies
 /// (cross-core HBM checks) and the semaphore blocks (deadlock reports) under `mutex`.
 class checked_state final : public access_checker {
  public:
+  /// Other ranks' copies into this core arrive through it (remote_hint set with it); in
+  /// one process their senders call add_incoming.
+  incoming_feed* feed = nullptr;
   mutable std::mutex mutex;
   int core = 0;
   memory_map memory;
@@ -108,6 +123,8 @@ class checked_state final : public access_checker {
     credits.clear();
     incoming_copies.clear();
     incoming.store(0, std::memory_order_relaxed);
+    feed = nullptr;
+    remote_hint = nullptr;
     allocation_origin = "scratch";
     in_wait = false;
     next_copy_id = 1;
@@ -246,6 +263,7 @@ class checked_state final : public access_checker {
 
   /// The access hook (block reads and writes, element accesses).
   void check(region const& r, access_kind kind, char const* what, place where) override {
+    read_feed();
     bool const is_write = kind == access_kind::write;
     std::string const hit = conflict(is_write ? nullptr : &r, is_write ? &r : nullptr,
                                      kind == access_kind::read_or_write ? "reads or writes" : "reads");
@@ -256,6 +274,12 @@ class checked_state final : public access_checker {
     if (where.known()) out << " (" << where.file_name() << ':' << where.line << ')';
     out << ' ' << hit << ", before that copy's wait";
     fail<race_error>(out.str());
+  }
+
+  /// Reads what other ranks described since the hint was last cleared.
+  void read_feed() {
+    if (feed && remote_hint && std::atomic_ref<std::uint64_t>(*remote_hint).load(std::memory_order_acquire) != 0)
+      feed->read_into(*this);
   }
 
   /// Registers a remote copy into this core (called by its sender).
@@ -327,6 +351,7 @@ class checked_state final : public access_checker {
   /// covers, in the order they moved, verifying that nothing wrote their source or
   /// destination meanwhile.
   void waited(std::atomic<std::int32_t> const* semaphore, std::int64_t bytes, char const* who, place where) {
+    if (feed) feed->read_into(*this);  // the copies this wait covers were described before they signaled
     std::lock_guard lock(mutex);
     // Remote copies into this core that the wait covers arrived, in the order they started
     // (a wait may cover several, or part of one).

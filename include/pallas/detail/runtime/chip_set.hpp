@@ -68,7 +68,7 @@ class chip_transport {
   /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
   /// signaled with the byte count.
   virtual void start_elsewhere(core_state& me, dma_task const& /*task*/, std::atomic<std::int32_t>* /*send*/,
-                               int /*target*/, std::int64_t /*recv_offset*/) {
+                               int /*target*/, std::int64_t /*recv_offset*/, place /*where*/) {
     fail("pallas: a remote copy to another process from ", me.index, " without a multi-process backend");
   }
   /// Adds `inc` to the semaphore at `offset` of core `target` of another process.

@@ -23,7 +23,9 @@
 // in-process deadlock proof is off; a deadlock of every chip is proven across the ranks
 // instead (mpi_deadlock.hpp: a status window, two rounds of questions) and reported naming
 // every chip's cores. A wait that ends nowhere while some rank does not wait in pallas is
-// reported by a timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default).
+// reported by a timeout (PALLAS_MPI_WAIT_TIMEOUT seconds, 30 by default). In checked mode
+// a sender describes each copy to its receiver first (mpi_incoming.hpp), so the receiver's
+// access of a destination before its wait_recv is a race, as in one process.
 
 #include <atomic>
 #include <chrono>
@@ -34,6 +36,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -43,7 +46,9 @@
 #include <pallas/detail/runtime/dma_task.hpp>
 #include <pallas/detail/runtime/launch.hpp>
 #include <pallas/detail/runtime/mpi_deadlock.hpp>
+#include <pallas/detail/runtime/mpi_incoming.hpp>
 #include <pallas/detail/runtime/mpi_mailbox.hpp>
+#include <pallas/detail/runtime/mpi_world.hpp>
 #include <pallas/error.hpp>
 
 #ifdef PALLAS_USE_MPI
@@ -57,88 +62,6 @@
 #include <mpi.h>
 
 namespace pallas::detail {
-
-/// This process's place in MPI_COMM_WORLD. The first call initializes MPI (with
-/// MPI_THREAD_MULTIPLE, finalized at exit) unless the program did; either way it checks
-/// that threads may call MPI concurrently.
-struct mpi_world {
-  int rank = 0;
-  int size = 1;
-  /// pallas' own duplicate of MPI_COMM_WORLD: its collectives never interleave with the
-  /// program's, and its errors come back as codes (MPI_ERRORS_RETURN) to be explained.
-  MPI_Comm comm = MPI_COMM_NULL;
-
-  /// The windows kept from one launch to the next (mpi_transport): [core][VMEM, SMEM], the
-  /// mailbox over `mailbox`, the dynamic window for HBM shards, and what they were made for.
-  struct kept_windows {
-    std::vector<MPI_Win> arenas;
-    std::vector<std::pair<std::byte const*, std::int64_t>> made_for;  ///< each arena's base and capacity
-    std::vector<std::uint32_t> mailbox;
-    MPI_Win mailbox_win = MPI_WIN_NULL;
-    std::vector<std::int64_t> status;  ///< the deadlock proof's words (mpi_deadlock.hpp)
-    MPI_Win status_win = MPI_WIN_NULL;
-    MPI_Win hbm = MPI_WIN_NULL;
-    std::int64_t launches = 0;  ///< multi-chip launches so far (the same count on every rank)
-
-    /// Frees them (collective: every rank at the same point).
-    void release() {
-      for (auto& w : arenas) {
-        MPI_Win_unlock_all(w);
-        MPI_Win_free(&w);
-      }
-      arenas.clear();
-      made_for.clear();
-      for (MPI_Win* w : {&mailbox_win, &status_win, &hbm})
-        if (*w != MPI_WIN_NULL) {
-          MPI_Win_unlock_all(*w);
-          MPI_Win_free(w);
-        }
-    }
-  };
-  kept_windows* windows = nullptr;  ///< one per process, freed before MPI_Finalize
-
-  static mpi_world const& get() {
-    static mpi_world const world = [] {
-      int initialized = 0;
-      MPI_Initialized(&initialized);
-      int provided = MPI_THREAD_SINGLE;
-      if (!initialized) {
-        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-        std::atexit([] {
-          int finalized = 0;
-          MPI_Finalized(&finalized);
-          if (finalized) return;
-          get().windows->release();
-          MPI_Finalize();
-        });
-      } else {
-        MPI_Query_thread(&provided);
-      }
-      if (provided < MPI_THREAD_MULTIPLE)
-        fail("pallas (PALLAS_USE_MPI): MPI gives thread support level ", provided,
-             ", pallas needs MPI_THREAD_MULTIPLE (", MPI_THREAD_MULTIPLE,
-             "): every core of a chip is a thread that calls MPI. Initialize MPI with MPI_Init_thread(..., "
-             "MPI_THREAD_MULTIPLE, ...) or use an MPI built with thread support");
-      mpi_world w;
-      MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
-      MPI_Comm_size(MPI_COMM_WORLD, &w.size);
-      MPI_Comm_dup(MPI_COMM_WORLD, &w.comm);
-      MPI_Comm_set_errhandler(w.comm, MPI_ERRORS_RETURN);
-      w.windows = new kept_windows;  // never deleted: atexit may still need it
-      return w;
-    }();
-    return world;
-  }
-
-  /// Prints `what` as this rank's error and ends the whole job (no rank hangs waiting for
-  /// this one).
-  [[noreturn]] void abort(char const* what) const {
-    std::fprintf(stderr, "pallas: MPI rank %d of %d failed: %s\n", rank, size, what);
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    std::abort();
-  }
-};
 
 /// How long a wait may stay short before it is reported (PALLAS_MPI_WAIT_TIMEOUT, seconds).
 inline std::chrono::duration<double> mpi_wait_timeout() {
@@ -155,7 +78,10 @@ class mpi_transport final : public chip_transport {
   mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
       : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
         timeout_(mpi_wait_timeout()), mailbox_(kept_.mailbox, world.rank, world.size, cores_per_chip),
-        proof_(world.rank, world.size, cores_per_chip) {}
+        proof_(world.rank, world.size, cores_per_chip), incoming_(kept_.incoming, world.rank, world.size, cores_per_chip) {
+    feeds_.reserve(static_cast<std::size_t>(cores_per_chip));
+    for (int c = 0; c < cores_per_chip; ++c) feeds_.emplace_back(this, c);
+  }
   mpi_transport(mpi_transport const&) = delete;
   mpi_transport& operator=(mpi_transport const&) = delete;
 
@@ -166,6 +92,13 @@ class mpi_transport final : public chip_transport {
     launch_state& launch = *core.launch;
     if (local_core_index(core) == 0) {
       open(launch);
+      if constexpr (checked_mode)  // the other cores wait for opened_, which publishes this
+        if (opened_windows_)
+          for (int c = 0; c < cores_per_chip_; ++c) {
+            checked_.push_back(&launch.cores[c]->checked);  // the core outlives the launch's state
+            launch.cores[c]->checked.feed = &feeds_[static_cast<std::size_t>(c)];
+            launch.cores[c]->checked.remote_hint = incoming_.hint(c);
+          }
       opened_.store(true, std::memory_order_release);
       return;
     }
@@ -187,7 +120,17 @@ class mpi_transport final : public chip_transport {
       for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
       return {};
     }
-    MPI_Barrier(world_.comm);
+    // A barrier that reads the cores' incoming descriptions meanwhile: a sender may wait
+    // for room in a ring of a core that has finished.
+    MPI_Request barrier = MPI_REQUEST_NULL;
+    MPI_Ibarrier(world_.comm, &barrier);
+    for (int done = 0;;) {
+      MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+      if (done) break;
+      for (int c = 0; c < cores_per_chip_; ++c) read_incoming(c, *checked_[static_cast<std::size_t>(c)]);
+      std::this_thread::yield();
+    }
+    for (checked_state* state : checked_) state->feed = nullptr;
     for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
     MPI_Win_sync(kept_.mailbox_win);  // what other ranks put is visible to these loads
     return mailbox_.untaken();  // (non-empty: the caller ends the job, so no later launch finds them)
@@ -196,13 +139,14 @@ class mpi_transport final : public chip_transport {
   bool in_this_process(int target) const override { return target / cores_per_chip_ == world_.rank; }
 
   void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
-                       std::int64_t recv_offset) override {
+                       std::int64_t recv_offset, place where) override {
     int const rank = target / cores_per_chip_;
     int const target_core = target % cores_per_chip_;
     auto [win, disp] = window_of(me, task.dst, rank, target_core);
     if (win == MPI_WIN_NULL)
       fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a scratch "
            "buffer or a run_scoped buffer), so it has no counterpart on chip ", rank, " (on ", core_name(me), ')');
+    if constexpr (checked_mode) describe_to_receiver(me, task, rank, target_core, recv_offset, where);
     if (task.bytes > 0) {
       MPI_Datatype const src_type = layout_type(task, task.src_strides);
       MPI_Datatype const dst_type = layout_type(task, task.dst_strides);
@@ -228,6 +172,8 @@ class mpi_transport final : public chip_transport {
   /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
   bool pending_for(void const* cell) override {
     if (!opened_windows_) return false;
+    if constexpr (checked_mode)  // a waiting core reads its descriptions: a sender may wait for room
+      if (current_core && current_core->launch == launch_) current_core->checked.read_feed();
     std::lock_guard lock(mailbox_mutex_);  // taken and added as one step (stuck())
     for (int c = 0; c < cores_per_chip_; ++c) {
       core_state const& core = *launch_->cores[c];
@@ -276,6 +222,7 @@ class mpi_transport final : public chip_transport {
     if (!stale) {  // before the exchange, which no rank passes before this one joins it
       attach();
       mailbox_.clear();
+      incoming_.clear();
       proof_.begin(kept_.status_win, seq);
     }
     std::vector<MPI_Aint> all(k * static_cast<std::size_t>(world_.size));
@@ -298,6 +245,11 @@ class mpi_transport final : public chip_transport {
     kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::uint32_t)));
     kept_.status.assign(mpi_deadlock_proof::words(world_.size, cores_per_chip_), 0);
     kept_.status_win = create(kept_.status.data(), static_cast<std::int64_t>(kept_.status.size() * sizeof(std::int64_t)));
+    if constexpr (checked_mode) {
+      kept_.incoming.assign(mpi_incoming_log::words(world_.size, cores_per_chip_), 0);
+      kept_.incoming_win =
+          create(kept_.incoming.data(), static_cast<std::int64_t>(kept_.incoming.size() * sizeof(std::uint64_t)));
+    }
     proof_.begin(kept_.status_win, seq);
     check(MPI_Win_create_dynamic(MPI_INFO_NULL, world_.comm, &kept_.hbm), "MPI_Win_create_dynamic");
     MPI_Win_lock_all(MPI_MODE_NOCHECK, kept_.hbm);
@@ -349,17 +301,68 @@ class mpi_transport final : public chip_transport {
     return w;
   }
 
+  /// Where `p` (an address of core `me`) is: VMEM, SMEM or HBM operand k
+  /// (remote_copy_description's spaces) and the bytes into it; space -1 when none.
+  std::pair<int, std::int64_t> space_of(core_state const& me, std::byte const* p) const {
+    using d = remote_copy_description;
+    auto const at = [&](arena const& a) { return p >= a.base() && p < a.base() + a.capacity(); };
+    if (at(me.vmem)) return {d::vmem, p - me.vmem.base()};
+    if (at(me.smem)) return {d::smem, p - me.smem.base()};
+    for (std::size_t k = 0; k < hbm_.size(); ++k)
+      if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes) return {d::first_hbm + static_cast<int>(k), p - hbm_[k].base};
+    return {-1, 0};
+  }
+
   /// The window and displacement of `p` (an address of core `me`) on core `target_core`.
   std::pair<MPI_Win, MPI_Aint> window_of(core_state const& me, std::byte const* p, int rank, int target_core) const {
-    auto const at = [&](arena const& a) { return p >= a.base() && p < a.base() + a.capacity(); };
+    auto const [space, offset] = space_of(me, p);
     std::size_t const core = static_cast<std::size_t>(target_core) * 2;
-    if (at(me.vmem)) return {kept_.arenas[core], p - me.vmem.base()};
-    if (at(me.smem)) return {kept_.arenas[core + 1], p - me.smem.base()};
-    for (std::size_t k = 0; k < hbm_.size(); ++k)
-      if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes)  // a dynamic window: the target's address
-        return {kept_.hbm, MPI_Aint_add(hbm_remote_[static_cast<std::size_t>(rank) * hbm_.size() + k], p - hbm_[k].base)};
-    return {MPI_WIN_NULL, 0};
+    if (space < 0) return {MPI_WIN_NULL, 0};
+    if (space == remote_copy_description::vmem) return {kept_.arenas[core], offset};
+    if (space == remote_copy_description::smem) return {kept_.arenas[core + 1], offset};
+    std::size_t const k = static_cast<std::size_t>(space - remote_copy_description::first_hbm);
+    return {kept_.hbm, MPI_Aint_add(hbm_remote_[static_cast<std::size_t>(rank) * hbm_.size() + k], offset)};  // the target's address
   }
+
+  /// Checked mode: tells core `target_core` of `rank` about the copy before its bytes go.
+  void describe_to_receiver(core_state& me, dma_task const& task, int rank, int target_core, std::int64_t recv_offset,
+                            place where) {
+    remote_copy_description d;
+    std::tie(d.space, d.offset) = space_of(me, task.dst);
+    d.recv_offset = recv_offset;
+    d.bytes = task.bytes;
+    d.element_bytes = static_cast<std::int64_t>(task.element_bytes);
+    d.rank = task.rank;
+    for (int r = 0; r < task.rank; ++r) {
+      d.extents[r] = task.extents[r];
+      d.strides[r] = task.dst_strides[r];
+    }
+    d.set_from("a remote copy (" + std::to_string(task.bytes) + " bytes) from " + core_name(me) + " started at " +
+               std::string(where.file_name()) + ':' + std::to_string(where.line));
+    int const from = local_core_index(me);
+    incoming_.post(from, rank, target_core, d, kept_.incoming_win, [&] { read_incoming(from, me.checked); });
+  }
+
+  /// Checked mode: what other ranks described for local core `c` becomes its incoming
+  /// copies (its memory map says where its VMEM, SMEM and semaphores are).
+  void read_incoming(int c, checked_state& state) {
+    incoming_.read(c, [&](remote_copy_description const& d) {
+      using rd = remote_copy_description;
+      std::byte const* base = d.space == rd::vmem   ? state.memory.vmem
+                              : d.space == rd::smem ? state.memory.smem
+                                                    : hbm_[static_cast<std::size_t>(d.space - rd::first_hbm)].base;
+      region const dst = region::strided(base + d.offset, d.rank, d.extents, d.strides, d.element_bytes);
+      state.add_incoming(dst, state.semaphore_base + d.recv_offset, d.bytes, d.from);
+    });
+  }
+
+  /// The feed of one local core's checked state (checked_state.hpp).
+  struct core_feed final : incoming_feed {
+    core_feed(mpi_transport* t, int c) : transport(t), core(c) {}
+    void read_into(checked_state& state) override { transport->read_incoming(core, state); }
+    mpi_transport* transport;
+    int core;
+  };
 
   /// The copy's elements on one side, as an MPI type (strides in elements).
   static MPI_Datatype layout_type(dma_task const& task, index_t const* strides) {
@@ -389,6 +392,9 @@ class mpi_transport final : public chip_transport {
   std::mutex mailbox_mutex_;  ///< a mailbox slot's take and its add to the semaphore are one step
   mpi_mailbox mailbox_;
   mpi_deadlock_proof proof_;
+  mpi_incoming_log incoming_;
+  std::vector<core_feed> feeds_;  ///< one per local core, never reallocated after construction
+  std::vector<checked_state*> checked_;  ///< checked mode: the local cores' states, by local index
 };
 
 }  // namespace pallas::detail

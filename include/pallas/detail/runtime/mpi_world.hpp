@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// This process's place in an MPI job (PALLAS_USE_MPI): its rank, pallas' own communicator,
+// MPI initialized and finalized when the program does not, and the windows the MPI backend
+// (mpi_transport.hpp) keeps from one launch to the next.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+#include <pallas/error.hpp>
+
+#ifdef PALLAS_USE_MPI
+
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1  // pallas uses MPI's C API; the removed C++ bindings need another library
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+
+namespace pallas::detail {
+
+/// This process's place in MPI_COMM_WORLD. The first call initializes MPI (with
+/// MPI_THREAD_MULTIPLE, finalized at exit) unless the program did; either way it checks
+/// that threads may call MPI concurrently.
+struct mpi_world {
+  int rank = 0;
+  int size = 1;
+  /// pallas' own duplicate of MPI_COMM_WORLD: its collectives never interleave with the
+  /// program's, and its errors come back as codes (MPI_ERRORS_RETURN) to be explained.
+  MPI_Comm comm = MPI_COMM_NULL;
+
+  /// The windows kept from one launch to the next (mpi_transport): [core][VMEM, SMEM], the
+  /// mailbox over `mailbox`, the dynamic window for HBM shards, and what they were made for.
+  struct kept_windows {
+    std::vector<MPI_Win> arenas;
+    std::vector<std::pair<std::byte const*, std::int64_t>> made_for;  ///< each arena's base and capacity
+    std::vector<std::uint32_t> mailbox;
+    MPI_Win mailbox_win = MPI_WIN_NULL;
+    std::vector<std::int64_t> status;  ///< the deadlock proof's words (mpi_deadlock.hpp)
+    MPI_Win status_win = MPI_WIN_NULL;
+    std::vector<std::uint64_t> incoming;  ///< checked mode: the copy descriptions (mpi_incoming.hpp)
+    MPI_Win incoming_win = MPI_WIN_NULL;
+    MPI_Win hbm = MPI_WIN_NULL;
+    std::int64_t launches = 0;  ///< multi-chip launches so far (the same count on every rank)
+
+    /// Frees them (collective: every rank at the same point).
+    void release() {
+      for (auto& w : arenas) {
+        MPI_Win_unlock_all(w);
+        MPI_Win_free(&w);
+      }
+      arenas.clear();
+      made_for.clear();
+      for (MPI_Win* w : {&mailbox_win, &status_win, &incoming_win, &hbm})
+        if (*w != MPI_WIN_NULL) {
+          MPI_Win_unlock_all(*w);
+          MPI_Win_free(w);
+        }
+    }
+  };
+  kept_windows* windows = nullptr;  ///< one per process, freed before MPI_Finalize
+
+  static mpi_world const& get() {
+    static mpi_world const world = [] {
+      int initialized = 0;
+      MPI_Initialized(&initialized);
+      int provided = MPI_THREAD_SINGLE;
+      if (!initialized) {
+        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+        std::atexit([] {
+          int finalized = 0;
+          MPI_Finalized(&finalized);
+          if (finalized) return;
+          get().windows->release();
+          MPI_Finalize();
+        });
+      } else {
+        MPI_Query_thread(&provided);
+      }
+      if (provided < MPI_THREAD_MULTIPLE)
+        fail("pallas (PALLAS_USE_MPI): MPI gives thread support level ", provided,
+             ", pallas needs MPI_THREAD_MULTIPLE (", MPI_THREAD_MULTIPLE,
+             "): every core of a chip is a thread that calls MPI. Initialize MPI with MPI_Init_thread(..., "
+             "MPI_THREAD_MULTIPLE, ...) or use an MPI built with thread support");
+      mpi_world w;
+      MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+      MPI_Comm_dup(MPI_COMM_WORLD, &w.comm);
+      MPI_Comm_set_errhandler(w.comm, MPI_ERRORS_RETURN);
+      w.windows = new kept_windows;  // never deleted: atexit may still need it
+      return w;
+    }();
+    return world;
+  }
+
+  /// Prints `what` as this rank's error and ends the whole job (no rank hangs waiting for
+  /// this one).
+  [[noreturn]] void abort(char const* what) const {
+    std::fprintf(stderr, "pallas: MPI rank %d of %d failed: %s\n", rank, size, what);
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    std::abort();
+  }
+};
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
