@@ -3,7 +3,9 @@
 // each rank checking its own chip's result against a naive reference computed from every
 // chip's inputs (which every rank builds). The kernels are the in-process examples'.
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -293,6 +295,62 @@ TEST_CASE("mpi: a mesh whose chip count is not the world size is a pallas::error
     REQUIRE_THROWS_AS(launch(), pl::error);
     REQUIRE_THROWS_WITH(launch(), Catch::Matchers::Contains(expected));
     REQUIRE_THROWS_WITH(pl::local_chips<mesh>(), Catch::Matchers::Contains(expected));
+  });
+}
+
+namespace {
+std::atomic<int> first_landed{0};  ///< chip 1's observation: 1 copy A, 2 copy B, 3 both at once
+}
+
+// The random order under MPI: a copy moves at start() or later (at the latest when its core
+// next waits), kept copies go in a seeded order. Chip 0 starts copy A, then copy B, into
+// chip 1, and waits 20 ms before its waits; chip 1 polls both receive semaphores and notes
+// which landed first. At start()-order (on_wait) A always lands first or with B; some of 60
+// random seeds land B alone first (each seed about 3 in 16). Every order delivers both.
+TEST_CASE("mpi: the random DMA order varies which of two remote copies lands first", "[mpi]") {
+  on_world_mesh([]<int N>() {
+    auto kernel = pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, 16, 128>>, pl::mesh<pltpu::TensorCoreMesh<"core", 1>>,
+                             pl::scratch_types<pltpu::VMEM<float, 16, 128>, pltpu::SemaphoreType::DMA<>,
+                                               pltpu::SemaphoreType::DMA<>, pltpu::SemaphoreType::DMA<>>)(
+        [](auto in, auto out, auto inbox, auto send_sem, auto sem_a, auto sem_b) {
+          auto a = pltpu::make_async_remote_copy(in.at(pl::ds(0, 8)), inbox.at(pl::ds(0, 8)), send_sem, sem_a, {1},
+                                                 pltpu::DeviceIdType::MESH);
+          auto b = pltpu::make_async_remote_copy(in.at(pl::ds(8, 8)), inbox.at(pl::ds(8, 8)), send_sem, sem_b, {1},
+                                                 pltpu::DeviceIdType::MESH);
+          pl::index_t const me = pl::axis_index<"x">();
+          if (me == 0) {
+            a.start();
+            b.start();
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            a.wait_send();
+            b.wait_send();
+          } else if (me == 1) {
+            int seen = 0;
+            while (seen == 0) {  // B first: had A landed before B, this read of A would see it
+              int const b_landed = pl::semaphore_read(sem_b) > 0 ? 2 : 0;
+              seen = b_landed | (pl::semaphore_read(sem_a) > 0 ? 1 : 0);
+            }
+            first_landed.store(seen);
+            a.wait_recv();
+            b.wait_recv();
+            pltpu::sync_copy(inbox, out);
+          }
+        });
+    auto const xs = shards<N, 16>(11);
+    int const d = pl::detail::mpi_world::get().rank;
+    auto run = [&](pltpu::dma_schedule const& schedule) {
+      pltpu::scoped_dma_schedule use(schedule);
+      auto const ys = pl::shard_map<pl::device_mesh<"x", N>>(kernel)(xs);
+      if (d == 1) CHECK(ys[1] == xs[0]);
+      return first_landed.load();
+    };
+    if (N < 2) return;
+    bool a_not_first = false;
+    for (int k = 0; k < 3; ++k) a_not_first |= run({pltpu::dma_execution_mode::on_wait}) == 2;
+    if (d == 1) CHECK_FALSE(a_not_first);
+    int b_first = 0;
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) b_first += run({pltpu::dma_execution_mode::random, seed}) == 2;
+    if (d == 1) CHECK(b_first > 0);
   });
 }
 

@@ -185,6 +185,7 @@ class shard_map_fn {
           kernel_.template run_on_core<std::tuple<Inputs...>>(index % per_chip, chip_refs);
         else
           std::apply(body, std::tuple_cat(chip_refs, scratch));
+        chips.transport->body_done(core);
         detail::finish_core(core);
       });
     };

@@ -71,6 +71,8 @@ class chip_transport {
                                int /*target*/, std::int64_t /*recv_offset*/, place /*where*/) {
     fail("pallas: a remote copy to another process from ", me.index, " without a multi-process backend");
   }
+  /// The end of core `me`'s body, before it counts as finished: copies it kept go now.
+  virtual void body_done(core_state& /*me*/) {}
   /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
   virtual void signal_elsewhere(core_state& me, int /*target*/, std::int64_t /*offset*/, std::int32_t /*inc*/) {
     fail("pallas: a remote signal to another process from ", me.index, " without a multi-process backend");

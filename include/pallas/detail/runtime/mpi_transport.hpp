@@ -43,6 +43,7 @@
 #include <pallas/detail/runtime/chip_set.hpp>
 #include <pallas/detail/runtime/core.hpp>
 #include <pallas/detail/runtime/deadlock.hpp>
+#include <pallas/detail/runtime/dma_order.hpp>
 #include <pallas/detail/runtime/dma_task.hpp>
 #include <pallas/detail/runtime/launch.hpp>
 #include <pallas/detail/runtime/mpi_deadlock.hpp>
@@ -79,6 +80,7 @@ class mpi_transport final : public chip_transport {
       : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
         timeout_(mpi_wait_timeout()), mailbox_(kept_.mailbox, world.rank, world.size, cores_per_chip),
         proof_(world.rank, world.size, cores_per_chip), incoming_(kept_.incoming, world.rank, world.size, cores_per_chip) {
+    deferred_.resize(static_cast<std::size_t>(cores_per_chip));
     feeds_.reserve(static_cast<std::size_t>(cores_per_chip));
     for (int c = 0; c < cores_per_chip; ++c) feeds_.emplace_back(this, c);
   }
@@ -142,23 +144,19 @@ class mpi_transport final : public chip_transport {
                        std::int64_t recv_offset, place where) override {
     int const rank = target / cores_per_chip_;
     int const target_core = target % cores_per_chip_;
-    auto [win, disp] = window_of(me, task.dst, rank, target_core);
-    if (win == MPI_WIN_NULL)
+    if (window_of(me, task.dst, rank, target_core).first == MPI_WIN_NULL)
       fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a scratch "
            "buffer or a run_scoped buffer), so it has no counterpart on chip ", rank, " (on ", core_name(me), ')');
     if constexpr (checked_mode) describe_to_receiver(me, task, rank, target_core, recv_offset, where);
-    if (task.bytes > 0) {
-      MPI_Datatype const src_type = layout_type(task, task.src_strides);
-      MPI_Datatype const dst_type = layout_type(task, task.dst_strides);
-      MPI_Put(task.src, 1, src_type, rank, disp, 1, dst_type, win);
-      MPI_Win_flush(rank, win);  // the bytes have landed before the receiver can see its count
-      free_type(src_type);
-      free_type(dst_type);
-    }
-    mailbox_.add(local_core_index(me), rank, target_core, recv_offset, static_cast<std::int32_t>(task.bytes),
-                 kept_.mailbox_win);
-    send->fetch_add(task.bytes, std::memory_order_acq_rel);  // the source has been read
+    if (me.dma.order().order != dma_order::random) return send_now(me, {task, send, target, recv_offset});
+    // The random order: this copy and those kept before go now or later, in a seeded order,
+    // and all before the core next waits or ends (no other rank can move them).
+    deferred_[static_cast<std::size_t>(local_core_index(me))].push_back({task, send, target, recv_offset});
+    release_deferred(me, false);
   }
+
+  /// The end of core `me`'s body: its kept copies go.
+  void body_done(core_state& me) override { release_deferred(me, true); }
 
   void signal_elsewhere(core_state& me, int target, std::int64_t offset, std::int32_t inc) override {
     mailbox_.add(local_core_index(me), target / cores_per_chip_, target % cores_per_chip_, offset, inc,
@@ -172,8 +170,10 @@ class mpi_transport final : public chip_transport {
   /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
   bool pending_for(void const* cell) override {
     if (!opened_windows_) return false;
-    if constexpr (checked_mode)  // a waiting core reads its descriptions: a sender may wait for room
-      if (current_core && current_core->launch == launch_) current_core->checked.read_feed();
+    if (current_core && current_core->launch == launch_) {  // a wait (or semaphore_read) of a local core
+      if constexpr (checked_mode) current_core->checked.read_feed();  // a sender may wait for room
+      if (release_deferred(*current_core, true)) return true;  // its own kept copies go before it waits
+    }
     std::lock_guard lock(mailbox_mutex_);  // taken and added as one step (stuck())
     for (int c = 0; c < cores_per_chip_; ++c) {
       core_state const& core = *launch_->cores[c];
@@ -301,6 +301,54 @@ class mpi_transport final : public chip_transport {
     return w;
   }
 
+  /// One remote copy of the random order not sent yet.
+  struct deferred_copy {
+    dma_task task;
+    std::atomic<std::int32_t>* send;
+    int target;
+    std::int64_t recv_offset;
+  };
+
+  /// Puts the copy's bytes into the target's window, then its count into the target's
+  /// mailbox, then signals the send semaphore.
+  void send_now(core_state& me, deferred_copy const& c) {
+    int const rank = c.target / cores_per_chip_;
+    int const target_core = c.target % cores_per_chip_;
+    auto const [win, disp] = window_of(me, c.task.dst, rank, target_core);
+    if (c.task.bytes > 0) {
+      MPI_Datatype const src_type = layout_type(c.task, c.task.src_strides);
+      MPI_Datatype const dst_type = layout_type(c.task, c.task.dst_strides);
+      MPI_Put(c.task.src, 1, src_type, rank, disp, 1, dst_type, win);
+      MPI_Win_flush(rank, win);  // the bytes have landed before the receiver can see its count
+      free_type(src_type);
+      free_type(dst_type);
+    }
+    mailbox_.add(local_core_index(me), rank, target_core, c.recv_offset, static_cast<std::int32_t>(c.task.bytes),
+                 kept_.mailbox_win);
+    c.send->fetch_add(c.task.bytes, std::memory_order_acq_rel);  // the source has been read
+  }
+
+  /// The random order: sends core `me`'s kept copies in a seeded order, each with
+  /// probability 1/2 or (`all`) every one. Only `me`'s thread touches its list. Returns
+  /// whether it sent any.
+  bool release_deferred(core_state& me, bool all) {
+    auto& kept = deferred_[static_cast<std::size_t>(local_core_index(me))];
+    if (kept.empty()) return false;
+    for (std::size_t k = kept.size(); k > 1; --k) std::swap(kept[k - 1], kept[me.dma.next_random() % k]);
+    bool sent = false;
+    for (std::size_t k = 0; k < kept.size();) {
+      if (!all && (me.dma.next_random() & 1) == 0) {
+        ++k;
+        continue;
+      }
+      deferred_copy const c = kept[k];
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(k));
+      send_now(me, c);
+      sent = true;
+    }
+    return sent;
+  }
+
   /// Where `p` (an address of core `me`) is: VMEM, SMEM or HBM operand k
   /// (remote_copy_description's spaces) and the bytes into it; space -1 when none.
   std::pair<int, std::int64_t> space_of(core_state const& me, std::byte const* p) const {
@@ -395,6 +443,7 @@ class mpi_transport final : public chip_transport {
   mpi_incoming_log incoming_;
   std::vector<core_feed> feeds_;  ///< one per local core, never reallocated after construction
   std::vector<checked_state*> checked_;  ///< checked mode: the local cores' states, by local index
+  std::vector<std::vector<deferred_copy>> deferred_;  ///< the random order's kept copies, per local core
 };
 
 }  // namespace pallas::detail
