@@ -9882,6 +9882,23 @@ inline std::uint64_t launch_choice_from_env() {
   return trace::last_launch;
 }
 
+/// PALLAS_TRACE's path for this process: under an MPI job of several ranks (as mpirun's
+/// environment says) rank r writes `run.rank<r>.json` for `run.json`, so that the ranks do
+/// not overwrite one another's trace.
+inline std::string trace_path_for_this_process(std::string path) {
+  for (auto [rank_var, size_var] :  // Open MPI's, then MPICH's (Hydra) launcher
+       {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, std::pair{"PMI_RANK", "PMI_SIZE"}}) {
+    char const* rank = std::getenv(rank_var);
+    char const* size = std::getenv(size_var);
+    if (!rank || !*rank || !size || std::atoi(size) <= 1) continue;
+    std::size_t const slash = path.find_last_of('/');
+    std::size_t const dot = path.find_last_of('.');
+    std::size_t const at = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? dot : path.size();
+    return path.insert(at, std::string(".rank") + rank);
+  }
+  return path;
+}
+
 class recorder {
  public:
   /// Never destroyed: kernels launched from atexit handlers and static destructors record
@@ -9899,7 +9916,7 @@ class recorder {
 
   recorder() {
     if (char const* path = std::getenv("PALLAS_TRACE"); path && *path) {
-      at_exit_path_ = path;
+      at_exit_path_ = trace_path_for_this_process(path);
       enabled_.store(true, std::memory_order_relaxed);
       std::atexit([] { instance().write_at_exit(); });
     }
@@ -13754,7 +13771,10 @@ class mpi_transport final : public chip_transport {
       for (int c = 0; c < cores_per_chip_; ++c) read_incoming(c, *checked_[static_cast<std::size_t>(c)]);
       std::this_thread::yield();
     }
-    for (checked_state* state : checked_) state->feed = nullptr;
+    for (checked_state* state : checked_) {  // the log's memory may move before the next launch
+      state->feed = nullptr;
+      state->remote_hint = nullptr;
+    }
     for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
     MPI_Win_sync(kept_.mailbox_win);  // what other ranks put is visible to these loads
     return mailbox_.untaken();  // (non-empty: the caller ends the job, so no later launch finds them)

@@ -564,3 +564,21 @@ TEST_CASE("trace: a pl::shard_map is one process per chip, with its cores and bo
     CHECK(remote[pid].size() == 4);
   }
 }
+
+TEST_CASE("trace: under an MPI job of several ranks each rank's PALLAS_TRACE file has the rank in its name", "[trace]") {
+  struct restore {  // the test's own environment, put back whatever happens
+    ~restore() {
+      unsetenv("OMPI_COMM_WORLD_RANK");
+      unsetenv("OMPI_COMM_WORLD_SIZE");
+    }
+  } put_back;
+  REQUIRE(std::getenv("OMPI_COMM_WORLD_RANK") == nullptr);
+  CHECK(pl::detail::trace_path_for_this_process("run.json") == "run.json");
+  setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+  setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+  CHECK(pl::detail::trace_path_for_this_process("run.json") == "run.rank3.json");
+  CHECK(pl::detail::trace_path_for_this_process("out/run.svg") == "out/run.rank3.svg");
+  CHECK(pl::detail::trace_path_for_this_process("out.d/run") == "out.d/run.rank3");
+  setenv("OMPI_COMM_WORLD_SIZE", "1", 1);  // one rank: the name as given
+  CHECK(pl::detail::trace_path_for_this_process("run.json") == "run.json");
+}

@@ -132,7 +132,10 @@ class mpi_transport final : public chip_transport {
       for (int c = 0; c < cores_per_chip_; ++c) read_incoming(c, *checked_[static_cast<std::size_t>(c)]);
       std::this_thread::yield();
     }
-    for (checked_state* state : checked_) state->feed = nullptr;
+    for (checked_state* state : checked_) {  // the log's memory may move before the next launch
+      state->feed = nullptr;
+      state->remote_hint = nullptr;
+    }
     for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
     MPI_Win_sync(kept_.mailbox_win);  // what other ranks put is visible to these loads
     return mailbox_.untaken();  // (non-empty: the caller ends the job, so no later launch finds them)
