@@ -9010,9 +9010,10 @@ inline constexpr std::size_t count_options = boost::mp11::mp_count_if<boost::mp1
 // A set of TensorCores that one launch at a time runs on: each core's state (VMEM, SMEM,
 // semaphores, DMA engine, checked-mode bookkeeping) and, for cores 1..N-1, a persistent
 // std::jthread. The launching thread runs core 0 (waking a thread costs more than the work
-// of most launches). A launch wakes the threads, it does not create them; a set grows to
-// the largest mesh launched on it. The device (device.hpp) owns the sets and decides which
-// one a launch takes.
+// of most launches), and then any core whose parked thread has not started it yet. A
+// launch wakes the threads, it does not create them; a set grows to the largest mesh
+// launched on it. The device (device.hpp) owns the sets and decides which one a launch
+// takes.
 
 #include <algorithm>
 #include <atomic>
@@ -10831,16 +10832,29 @@ class core_set {
     spin_.store(spinning_pays(num_cores), std::memory_order_relaxed);
     pending_.store(num_cores - 1, std::memory_order_relaxed);
     bool woke_parked = false;
+    woken_.assign(static_cast<std::size_t>(num_cores), 0);
     for (int c = 1; c < num_cores; ++c) {
       worker& w = *workers_[static_cast<std::size_t>(c - 1)];
-      w.epoch.fetch_add(1, std::memory_order_seq_cst);
+      std::uint32_t const epoch = w.epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
       if (w.parked.load(std::memory_order_seq_cst)) {
         w.epoch.notify_one();
         woke_parked = true;
+        woken_[static_cast<std::size_t>(c)] = epoch;
       }
     }
     run_core(*cores_[0]);
-    // A parked worker takes 10-60 us to wake: wait for it on the futex, never spinning.
+    // A parked worker takes 10-60 us to wake (longer when its CPU is busy): a core whose
+    // worker has not started it yet runs here, after core 0 (which it cannot have been
+    // waiting for, since core 0 finished).
+    for (int c = 1; c < num_cores; ++c)
+      if (std::uint32_t const epoch = woken_[static_cast<std::size_t>(c)]; epoch != 0) {
+        worker& w = *workers_[static_cast<std::size_t>(c - 1)];
+        if (claim(w, epoch)) {
+          run_core(w.core);
+          pending_.fetch_sub(1, std::memory_order_acq_rel);
+        }
+      }
+    // Wait for the workers on the futex, never spinning after waking a parked one.
     bool const spin = !woke_parked && spin_.load(std::memory_order_relaxed);
     for (int left = pending_.load(std::memory_order_acquire); left != 0;) left = wait_for_change(pending_, left, spin);
     job_ = nullptr;
@@ -10863,6 +10877,7 @@ class core_set {
     explicit worker(core_state& c) : core(c) {}
     core_state& core;
     std::atomic<std::uint32_t> epoch{0};
+    std::atomic<std::uint32_t> claimed{0};  ///< the last epoch whose job was started (here or by the launcher)
     std::atomic<bool> parked{false};
     std::jthread thread;
   };
@@ -10903,9 +10918,18 @@ class core_set {
       }
       seen = now;
       if (stop.stop_requested()) return;
+      if (!claim(self, now)) continue;  // the launcher ran it (and maybe its launch is over)
       job_(self.core);
       if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
     }
+  }
+
+  /// Takes the job of `w`'s launch `epoch` for the calling thread; false if the worker or
+  /// the launcher took it already. A launch ends only when its jobs are done, so the last
+  /// claimed epoch is always the one before.
+  static bool claim(worker& w, std::uint32_t epoch) noexcept {
+    std::uint32_t before = epoch - 1;
+    return w.claimed.compare_exchange_strong(before, epoch, std::memory_order_acq_rel);
   }
 
   std::atomic<int>& slots_;
@@ -10917,6 +10941,7 @@ class core_set {
   std::vector<std::unique_ptr<core_state>> cores_;
   std::vector<std::unique_ptr<worker>> workers_;
   std::vector<core_state*> core_states_;
+  std::vector<std::uint32_t> woken_;  ///< per core: the epoch its parked worker was woken for (0: none)
   std::function<void(core_state&)> job_;
   std::atomic<int> pending_{0};
   std::atomic<bool> spin_{true};

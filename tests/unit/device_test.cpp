@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -27,23 +28,64 @@ using pallas_test::run_on;
 
 TEST_CASE("device: a launch runs the body once on every core, on persistent threads", "[device]") {
   auto& dev = pl::detail::device::instance();
+  // Core 0 runs on the launching thread; core c >= 1 on its own persistent thread, or on the
+  // launching thread after core 0 when that thread was parked and has not started it yet.
+  std::map<pl::index_t, std::set<std::thread::id>> workers;  // per core, the threads other than the launcher
   for (int round = 0; round < 3; ++round) {
     std::mutex m;
     std::multiset<pl::index_t> cores;
-    std::set<std::thread::id> threads;
+    std::map<pl::index_t, std::thread::id> ran_on;
     run_on<4>([&] {
       std::lock_guard lock(m);
       cores.insert(pl::axis_index<"core">());
-      threads.insert(std::this_thread::get_id());
+      ran_on[pl::axis_index<"core">()] = std::this_thread::get_id();
     });
     CHECK(cores == std::multiset<pl::index_t>{0, 1, 2, 3});
-    CHECK(threads.size() == 4);
-    CHECK(threads.count(std::this_thread::get_id()) == 1);  // the launching thread runs core 0
+    CHECK(ran_on[0] == std::this_thread::get_id());  // the launching thread runs core 0
+    for (auto const& [core, thread] : ran_on)
+      if (thread != std::this_thread::get_id()) workers[core].insert(thread);
     CHECK(dev.num_threads() >= 4);
   }
+  std::set<std::thread::id> distinct;
+  for (auto const& [core, threads] : workers) {
+    CHECK(core != 0);
+    CHECK(threads.size() == 1);  // always the same thread: persistent
+    distinct.insert(threads.begin(), threads.end());
+  }
+  CHECK(distinct.size() == workers.size());  // one thread per core
   int const before = dev.num_threads();
   for (int k = 0; k < 50; ++k) run_on<2>([] {});
   CHECK(dev.num_threads() == before);  // launches wake cores, they do not create threads
+}
+
+TEST_CASE("device: after an idle gap the launching thread runs a core whose parked thread has not started it",
+          "[device]") {
+  // A parked thread takes 10-60 us to wake; an empty core 0 takes well under 1 us, so the
+  // launcher finds core 1 not started and runs it itself (at least once in 20 tries).
+  int on_launcher = 0;
+  for (int k = 0; k < 20 && on_launcher == 0; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // longer than any idle spin: the worker parks
+    std::thread::id core1;
+    run_on<2>([&] {
+      if (pl::axis_index<"core">() == 1) core1 = std::this_thread::get_id();
+    });
+    on_launcher += core1 == std::this_thread::get_id() ? 1 : 0;
+  }
+  CHECK(on_launcher > 0);
+  // And a kernel whose cores need each other still runs each on its own thread.
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  std::set<std::thread::id> threads;
+  std::mutex m;
+  std::atomic<int> arrived{0};
+  run_on<2>([&] {
+    {
+      std::lock_guard lock(m);
+      threads.insert(std::this_thread::get_id());
+    }
+    arrived.fetch_add(1);
+    while (arrived.load() < 2) std::this_thread::yield();  // core 0 cannot finish before core 1 starts
+  });
+  CHECK(threads.size() == 2);
 }
 
 TEST_CASE("device: the first error of a core reaches the caller, names the core, and the device stays usable",
