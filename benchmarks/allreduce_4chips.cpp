@@ -6,14 +6,11 @@
 // >= 0.5: the 4 chips' cores, their remote copies and the adds cost at most twice the bare
 // copying. The launch's result is checked against a plain sum first.
 //
-// Each launch returns fresh output arrays (512 KiB per chip), and glibc gives blocks that
-// large back to the system when they are freed (its mmap and trim thresholds), so every
-// launch would first page-fault its outputs in (0.27 instead of 0.63 on a loaded 2-CPU
-// machine). The program keeps freed memory in the process (mallopt), as the reference
-// reuses its buffers: the ratio measures the copies, not the page faults.
+// Each launch returns fresh output arrays (512 KiB per chip); the Arrays' buffer pool
+// (array.hpp) hands the next launch the buffers the last one freed, so, as the reference,
+// which reuses its buffers, the launch faults in no fresh pages after the first.
 
 #include <benchmark/benchmark.h>
-#include <malloc.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -33,8 +30,6 @@ constexpr int N = 4;            // chips
 constexpr pl::index_t R = 256;  // rows of 128 floats per block: N blocks, 512 KiB per chip
 using mesh = pl::device_mesh<"x", N>;
 using shard = pl::Array<float, N, R, 128>;
-
-int const keep_freed_memory = (mallopt(M_MMAP_THRESHOLD, 64 << 20), mallopt(M_TRIM_THRESHOLD, 256 << 20), 0);
 
 std::vector<shard> inputs() {
   std::vector<shard> xs(N);
