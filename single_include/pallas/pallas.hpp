@@ -13113,6 +13113,20 @@ auto async_copy(Src const& src, Dst const& dst, Sem const& sem,
 #include <utility>
 #include <vector>
 
+// ---- begin pallas/detail/runtime/mpi_api.hpp ----
+// MPI's C API for the MPI backend (PALLAS_USE_MPI), and nothing without it. pallas uses
+// only the C API; the C++ bindings (removed from the standard) would need another library.
+
+#ifdef PALLAS_USE_MPI
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+#endif
+// ---- end pallas/detail/runtime/mpi_api.hpp ----
 // ---- begin pallas/detail/runtime/mpi_deadlock.hpp ----
 // The cross-rank deadlock proof of the MPI backend (mpi_transport.hpp). No rank sees
 // another's cores, so a rank whose waits have been short for `mpi_deadlock_grace` asks
@@ -13149,14 +13163,6 @@ auto async_copy(Src const& src, Dst const& dst, Sem const& sem,
 
 
 #ifdef PALLAS_USE_MPI
-
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
 
 namespace pallas::detail {
 
@@ -13348,14 +13354,6 @@ class mpi_deadlock_proof {
 
 #ifdef PALLAS_USE_MPI
 
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 namespace pallas::detail {
 
 /// One remote copy as its receiver needs it: the destination as a place in the receiving
@@ -13495,14 +13493,6 @@ class mpi_incoming_log {
 
 #ifdef PALLAS_USE_MPI
 
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 namespace pallas::detail {
 
 class mpi_mailbox {
@@ -13617,14 +13607,6 @@ class mpi_mailbox {
 
 #ifdef PALLAS_USE_MPI
 
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1  // pallas uses MPI's C API; the removed C++ bindings need another library
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
-
 namespace pallas::detail {
 
 /// This process's place in MPI_COMM_WORLD. The first call initializes MPI (with
@@ -13717,14 +13699,6 @@ struct mpi_world {
 // ---- end pallas/detail/runtime/mpi_world.hpp ----
 
 #ifdef PALLAS_USE_MPI
-
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1  // pallas uses MPI's C API; the removed C++ bindings need another library
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
 
 namespace pallas::detail {
 

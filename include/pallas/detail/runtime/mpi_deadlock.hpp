@@ -36,17 +36,10 @@
 #include <pallas/detail/runtime/core.hpp>
 #include <pallas/detail/runtime/deadlock.hpp>
 #include <pallas/detail/runtime/launch.hpp>
+#include <pallas/detail/runtime/mpi_api.hpp>
 #include <pallas/error.hpp>
 
 #ifdef PALLAS_USE_MPI
-
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
 
 namespace pallas::detail {
 

@@ -25,16 +25,9 @@
 #include <vector>
 
 #include <pallas/detail/checked/checked_access.hpp>
+#include <pallas/detail/runtime/mpi_api.hpp>
 
 #ifdef PALLAS_USE_MPI
-
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
 
 namespace pallas::detail {
 

@@ -18,17 +18,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include <pallas/detail/runtime/mpi_api.hpp>
 #include <pallas/error.hpp>
 
 #ifdef PALLAS_USE_MPI
-
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
 
 namespace pallas::detail {
 

@@ -46,6 +46,7 @@
 #include <pallas/detail/runtime/dma_order.hpp>
 #include <pallas/detail/runtime/dma_task.hpp>
 #include <pallas/detail/runtime/launch.hpp>
+#include <pallas/detail/runtime/mpi_api.hpp>
 #include <pallas/detail/runtime/mpi_deadlock.hpp>
 #include <pallas/detail/runtime/mpi_incoming.hpp>
 #include <pallas/detail/runtime/mpi_mailbox.hpp>
@@ -53,14 +54,6 @@
 #include <pallas/error.hpp>
 
 #ifdef PALLAS_USE_MPI
-
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1  // pallas uses MPI's C API; the removed C++ bindings need another library
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
 
 namespace pallas::detail {
 

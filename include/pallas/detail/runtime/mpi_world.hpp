@@ -11,17 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include <pallas/detail/runtime/mpi_api.hpp>
 #include <pallas/error.hpp>
 
 #ifdef PALLAS_USE_MPI
-
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1  // pallas uses MPI's C API; the removed C++ bindings need another library
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
 
 namespace pallas::detail {
 
