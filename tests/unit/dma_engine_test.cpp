@@ -198,3 +198,15 @@ TEST_CASE("dma_engine: every executor and order gives the same pipelined result"
       CHECK(same);
     }
 }
+
+TEST_CASE("dma_engine: a starved DMA thread is left alone for a window that grows only while it keeps starving",
+          "[dma_engine]") {
+  using health = pl::detail::dma_thread_health;
+  using std::chrono::milliseconds;
+  STATIC_REQUIRE(health::next_window(milliseconds(0), milliseconds(5)) == milliseconds(100));  // the first
+  STATIC_REQUIRE(health::next_window(milliseconds(100), milliseconds(50)) == milliseconds(400));  // again soon: 4x
+  STATIC_REQUIRE(health::next_window(milliseconds(400), milliseconds(199)) == milliseconds(1280));  // capped
+  STATIC_REQUIRE(health::next_window(milliseconds(1280), milliseconds(1)) == milliseconds(1280));
+  STATIC_REQUIRE(health::next_window(milliseconds(1280), milliseconds(200)) == milliseconds(100));  // a later blip
+  STATIC_REQUIRE(health::next_window(milliseconds(400), std::chrono::seconds(3)) == milliseconds(100));
+}

@@ -131,7 +131,10 @@ void dma_engine::start(Core& core, dma_task task, place where) {
       return;
     }
   }
-  if (thread_ && !task.tracked && !task.streaming && task.bytes >= thread_min_bytes_) {
+  // Under the automatic executor (thread_min_bytes_ > 0) a thread found starved mid-launch
+  // gets no more of this launch's copies (dma_thread_health).
+  if (thread_ && !task.tracked && !task.streaming && task.bytes >= thread_min_bytes_ &&
+      !(thread_min_bytes_ > 0 && dma_thread_health::starved())) {
     publish(task, core.launch->id);
     return;
   }

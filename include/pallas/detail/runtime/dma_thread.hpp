@@ -6,6 +6,7 @@
 // takes only CPU time no core wants (a busy machine then leaves the copies to the cores,
 // which help with their own copies anyway).
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -28,16 +29,35 @@ namespace pallas::detail {
 /// thread gets no CPU while every CPU is busy with other work, and a core that waits for a
 /// chunk the thread claimed waits until it does (a 1-core pipeline ran 14x slower on a
 /// fully loaded machine). A core that waited longer than `starved_wait` for the thread's
-/// chunks marks it starved; launches under the automatic executor then leave their copies
-/// on the cores for `starved_for`, and try the thread again after it.
+/// chunks marks it starved: from then on, automatic launches, and the copies that running
+/// launches start, stay on the cores for a window (next_window): 100 ms, 4x longer (up to
+/// 1.28 s) each time the thread starves again within 200 ms of the last window's end (a
+/// busy machine), 100 ms again after a starvation that came later (a passing blip: on a
+/// quiet 2-CPU VM one came every 0.5-1 s, and the fixed 1 s window this replaces left a
+/// 1-core pipeline on the core most of the time: 7.7-10.1 ms a launch, 7.8-8.0 ms now; on
+/// the loaded machine of benchmarks/oversubscribed.cpp both take 3-5 ms).
 struct dma_thread_health {
   static constexpr std::chrono::microseconds starved_wait{500};
-  static constexpr std::chrono::milliseconds starved_for{1000};
+  static constexpr std::chrono::milliseconds first_window{100};
+  static constexpr std::chrono::milliseconds longest_window{1280};
+  static constexpr std::chrono::milliseconds soon_after{200};
+
+  /// The window after a starvation that came `since_end` after the end of the last
+  /// window, which was `last` long.
+  static constexpr std::chrono::milliseconds next_window(std::chrono::milliseconds last,
+                                                         std::chrono::steady_clock::duration since_end) noexcept {
+    if (since_end >= soon_after || last.count() == 0) return first_window;
+    return std::min(last * 4, longest_window);
+  }
 
   static void note_wait(std::chrono::steady_clock::duration waited) noexcept {
     if (waited < starved_wait) return;
-    auto const until = std::chrono::steady_clock::now() + starved_for;
-    starved_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
+    auto const now = std::chrono::steady_clock::now().time_since_epoch();
+    auto const last_end = std::chrono::steady_clock::duration(starved_until_.load(std::memory_order_relaxed));
+    if (now < last_end) return;  // already starved: a wait that began before the window
+    auto const window = next_window(std::chrono::milliseconds(window_.load(std::memory_order_relaxed)), now - last_end);
+    window_.store(window.count(), std::memory_order_relaxed);
+    starved_until_.store((now + window).count(), std::memory_order_relaxed);
   }
   static bool starved() noexcept {
     return std::chrono::steady_clock::now().time_since_epoch().count() <
@@ -46,6 +66,7 @@ struct dma_thread_health {
 
  private:
   inline static constinit std::atomic<std::chrono::steady_clock::rep> starved_until_{0};
+  inline static constinit std::atomic<std::chrono::milliseconds::rep> window_{0};  ///< the last window's length
 };
 
 class dma_thread {
