@@ -5,11 +5,14 @@
 #   g++: <caught>/<rules> rules caught, <n>/<caught> with one error, <m>/<caught> with numbers in the message
 #
 # caught: the compiler rejects the file and its output matches the expected message.
-# one error: exactly one `error:` line (no cascade after the library's message).
+# one error: one `error:` line per mistake, no cascade after the library's message (a file
+#   with two mistakes says so on line 2, `// expect-error-count: gcc=2 clang=2`, as ctest reads it).
 # numbers: the library's diagnostic (its error line with the instantiation context g++ prints
 #   before it and the notes both compilers print after it, locations and source excerpts
 #   left out) carries a digit: the sizes it compares, in the message, the static_assert's
-#   condition or the failing template's arguments.
+#   condition or the failing template's arguments. A rule that compares no numbers (a
+#   semaphore's kind) says `// expect-no-numbers: <why>` in its header and counts as numbered
+#   when its message is caught.
 # Each file is compiled -fsyntax-only against a precompiled umbrella header (again without
 # it when clang crashes on the file with it, as clang 14 does on some).
 #
@@ -76,9 +79,14 @@ for cxx in $compilers; do
       caught=$((caught + 1))
       errors=$(grep -c 'error:' "$out" || true)
       message=$(library_diagnostic "$out")
+      key=gcc
+      [[ $cxx == clang* ]] && key=clang
+      expected=$(sed -n '2s|^// expect-error-count:.*'"$key"'=\([0-9][0-9]*\).*|\1|p' "$source")
+      expected=${expected:-1}
       verdict="$errors error(s)"
-      [ "$errors" -eq 1 ] && single=$((single + 1))
-      if [[ $message =~ [0-9] ]]; then
+      [ "$expected" -eq 1 ] || verdict="$verdict for $expected mistakes"
+      [ "$errors" -eq "$expected" ] && single=$((single + 1))
+      if [[ $message =~ [0-9] ]] || grep -q '^// expect-no-numbers:' "$source"; then
         numbered=$((numbered + 1))
       else
         verdict="$verdict, no numbers"
@@ -86,5 +94,5 @@ for cxx in $compilers; do
     fi
     [ "$verbose" -eq 0 ] || printf '  %-8s %-50s %s\n' "$cxx" "$rule" "$verdict"
   done
-  echo "$cxx: $caught/$total rules caught, $single/$caught with one error, $numbered/$caught with numbers in the message"
+  echo "$cxx: $caught/$total rules caught, $single/$caught with one error per mistake, $numbered/$caught with numbers in the message"
 done

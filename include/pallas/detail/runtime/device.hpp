@@ -32,6 +32,7 @@
 #include <pallas/detail/runtime/dma_thread.hpp>
 #include <pallas/detail/runtime/fork_guard.hpp>
 #include <pallas/detail/runtime/launch.hpp>
+#include <pallas/detail/runtime/runtime_settings.hpp>
 #include <pallas/detail/runtime/spin_wait.hpp>
 #include <pallas/error.hpp>
 
@@ -82,6 +83,7 @@ class device {
            running->launch->num_cores == 1 ? " core" : " cores", "); launch it after that kernel returns, from "
            "the code that called it");
     if (config.num_cores < 1) fail("pallas::kernel: a mesh needs at least one core, got ", config.num_cores);
+    require_matching_runtime();
     std::uint64_t const id = launches_.fetch_add(1, std::memory_order_relaxed) + 1;
     set_lease lease(*this);
     lease.set->run(config, id, dma_thread_for(config), job);
