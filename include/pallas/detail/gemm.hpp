@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <pallas/config.hpp>
 #include <pallas/shape.hpp>
 
 #ifndef PALLAS_USE_EIGEN
@@ -25,18 +26,6 @@
 #    endif
 #  endif
 #endif
-#if PALLAS_USE_EIGEN
-// g++ 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's GEMM
-// is inlined at -O3 -march=native; the warning is a false positive.
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic push
-#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#  endif
-#  include <Eigen/Core>
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic pop
-#  endif
-#endif
 
 namespace pallas::detail {
 
@@ -46,85 +35,19 @@ struct matrix_view {
   index_t batch_stride, row_stride, col_stride;
 };
 
-#if PALLAS_USE_EIGEN
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic push
-#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#  endif
-/// Row-major C (m x n) = / += / -= row-major A (m x k) * B (k x n) in storage order
-/// BOrder, for mode 0, 1, -1. Two instantiations, not four: each order pair is another GEMM
-/// for the compiler (about 0.5 s of g++ -O2 CPU time each). B comes in both orders (the
-/// x @ y.T of attention kernels is a column-major B: copying it would cost a strided
-/// transpose per call); gemm_f32 copies the rarer column-major A.
-template <int BOrder, class Float>
-void eigen_gemm(Float* c, index_t ldc, Float const* a, index_t lda, Float const* b, index_t ldb,
-                index_t m, index_t n, index_t k, int mode) {
-  using M = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using MB = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
-  Eigen::Map<M const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
-  Eigen::Map<MB const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
-  Eigen::Map<M, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
-  if (mode == 0)
-    C.noalias() = A * B;
-  else if (mode > 0)
-    C.noalias() += A * B;
-  else
-    C.noalias() -= A * B;
-}
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic pop
-#  endif
-#endif
-
-/// The rows x cols matrix `v` copied row-major (contiguous) into `tile`.
-inline float const* row_major_copy(matrix_view const& v, index_t rows, index_t cols, std::vector<float>& tile) {
-  tile.resize(static_cast<std::size_t>(rows * cols));
-  for (index_t i = 0; i < rows; ++i)
-    for (index_t j = 0; j < cols; ++j)
-      tile[static_cast<std::size_t>(i * cols + j)] = v.data[i * v.row_stride + j * v.col_stride];
-  return tile.data();
-}
-
 /// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for
 /// mode 0, 1, -1. A and B have a unit stride along one of their dimensions. A template on
 /// the (float) element type, so that a translation unit which never calls pl::dot on floats
-/// does not instantiate and compile Eigen's GEMM (about a second of every build).
+/// does not instantiate and compile Eigen's GEMM (about a second of every build); under
+/// separate compilation only the runtime's translation unit compiles it (and includes Eigen).
 template <class Float>
   requires std::is_same_v<Float, float>
 void gemm_f32(Float* c, index_t ldc, matrix_view const& a, matrix_view const& b, index_t m,
-              index_t n, index_t k, int mode) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (mode == 0)
-      for (index_t i = 0; i < m; ++i)
-        for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
-    return;
-  }
-#if PALLAS_USE_EIGEN
-  // A column-major A is copied into a tile of this call: O(m k) against the GEMM's O(m n k).
-  // Not a thread_local: its destructor registration outlives the threads of a forked
-  // parent, which LeakSanitizer then reports in the child (fork_test).
-  std::vector<Float> a_tile;
-  Float const* const ra = a.col_stride == 1 ? a.data : row_major_copy(a, m, k, a_tile);
-  index_t const lda = a.col_stride == 1 ? a.row_stride : k;
-  if (b.col_stride == 1)
-    eigen_gemm<Eigen::RowMajor>(c, ldc, ra, lda, b.data, b.row_stride, m, n, k, mode);
-  else
-    eigen_gemm<Eigen::ColMajor>(c, ldc, ra, lda, b.data, b.col_stride, m, n, k, mode);
-#else
-  if (mode == 0)
-    for (index_t i = 0; i < m; ++i)
-      for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
-  for (index_t i = 0; i < m; ++i) {
-    float* crow = c + i * ldc;
-    for (index_t p = 0; p < k; ++p) {
-      float const x = a.data[i * a.row_stride + p * a.col_stride] * static_cast<float>(mode >= 0 ? 1 : -1);
-      float const* brow = b.data + p * b.row_stride;
-      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j * b.col_stride];
-    }
-  }
+              index_t n, index_t k, int mode);
+#if defined(PALLAS_SEPARATE_COMPILATION)
+extern template void gemm_f32<float>(float*, index_t, matrix_view const&, matrix_view const&, index_t, index_t,
+                                     index_t, int);
 #endif
-}
 
 /// Integer GEMM in wrapping uint32 arithmetic: C (contiguous) = A * B.
 inline void gemm_u32(std::uint32_t* c, std::uint32_t const* a, std::uint32_t const* b, index_t m,
@@ -141,3 +64,7 @@ inline void gemm_u32(std::uint32_t* c, std::uint32_t const* a, std::uint32_t con
 }
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/gemm.ipp>
+#endif
