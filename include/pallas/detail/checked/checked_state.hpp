@@ -14,12 +14,10 @@
 // the copy retires, and of the destination taken when the bytes move, and by a poisoned
 // destination that must still be poisoned when the bytes move (region_snapshot.hpp).
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,8 +25,6 @@
 #include <pallas/detail/checked/checked_access.hpp>
 #include <pallas/detail/checked/memory_map.hpp>
 #include <pallas/detail/checked/race_detector.hpp>
-#include <pallas/detail/checked/region_snapshot.hpp>
-#include <pallas/error.hpp>
 #include <pallas/memory_space.hpp>
 
 namespace pallas::detail {
@@ -112,31 +108,7 @@ class checked_state final : public access_checker {
   race_detector* races = nullptr;  ///< the launch's race detector while it runs, else nullptr
 
   /// Forgets everything (start of a launch).
-  void reset(int core_index, memory_map const& mem, std::byte const* sem_base, std::int64_t sem_bytes) {
-    std::lock_guard lock(mutex);
-    core = core_index;
-    memory = mem;
-    semaphore_base = sem_base;
-    semaphore_bytes = sem_bytes;
-    copies.clear();
-    semaphores.clear();
-    credits.clear();
-    incoming_copies.clear();
-    incoming.store(0, std::memory_order_relaxed);
-    feed = nullptr;
-    remote_hint = nullptr;
-    allocation_origin = "scratch";
-    in_wait = false;
-    next_copy_id = 1;
-    next_move = 1;
-    in_flight.store(0, std::memory_order_relaxed);
-    races = nullptr;
-    track_shared = false;
-    local_lo[0] = mem.vmem;
-    local_hi[0] = mem.vmem + mem.vmem_bytes;
-    local_lo[1] = mem.smem;
-    local_hi[1] = mem.smem + mem.smem_bytes;
-  }
+  void reset(int core_index, memory_map const& mem, std::byte const* sem_base, std::int64_t sem_bytes);
 
   // ---- the race detector (race_detector.hpp) -------------------------------------------
 
@@ -144,19 +116,10 @@ class checked_state final : public access_checker {
   /// several chips the core's own VMEM and SMEM count as shared too: other chips' remote
   /// copies write them, and only the receiver's own accesses show a copy that overwrites
   /// what it is still reading.
-  void attach_races(race_detector* detector, bool several_chips) {
-    races = detector;
-    track_shared = detector != nullptr;
-    if (!detector) return;
-    detector->name_memory(core, memory);
-    if (several_chips)
-      for (int m = 0; m < 2; ++m) local_lo[m] = local_hi[m] = nullptr;
-  }
+  void attach_races(race_detector* detector, bool several_chips);
 
   /// An element access may read or write: it counts as a read (no false reports).
-  void note_shared(region const& r, access_kind kind, char const* what, place where) override {
-    if (races) races->access(core, r, kind == access_kind::write, {what ? what : "an access", where});
-  }
+  void note_shared(region const& r, access_kind kind, char const* what, place where) override;
 
   /// This core signals `cell`: what it did so far happens before a wait that sees it.
   void race_release(void const* cell) {
@@ -170,111 +133,35 @@ class checked_state final : public access_checker {
 
   /// A copy starts (or, semaphore null, runs now): it reads `src` and writes `dst` at this
   /// core's clock, and its completion releases the clock into its DMA semaphore.
-  void race_copy(region const& src, region const& dst, void const* semaphore, char const* what, place where) {
-    if (!races) return;
-    if (!src.empty() && is_shared(src.lo)) races->access(core, src, false, {what, where});
-    if (!dst.empty() && is_shared(dst.lo)) races->access(core, dst, true, {what, where});
-    if (semaphore) races->release(core, semaphore);
-  }
+  void race_copy(region const& src, region const& dst, void const* semaphore, char const* what, place where);
 
   // ---- semaphores --------------------------------------------------------------------
 
-  void add_semaphores(std::int64_t offset, std::int64_t count, std::int64_t element_bytes, char const* kind) {
-    std::lock_guard lock(mutex);
-    std::int64_t const first = semaphores.empty() ? 0 : semaphores.back().first_id + semaphores.back().count;
-    semaphores.push_back({offset, count, first, element_bytes, kind, allocation_origin});
-  }
+  void add_semaphores(std::int64_t offset, std::int64_t count, std::int64_t element_bytes, char const* kind);
 
   /// Forgets the blocks at or after `offset` (run_scoped's release).
-  void drop_semaphores_from(std::int64_t offset) {
-    std::lock_guard lock(mutex);
-    while (!semaphores.empty() && semaphores.back().offset >= offset) semaphores.pop_back();
-  }
+  void drop_semaphores_from(std::int64_t offset);
 
   /// "DMA semaphore #3 (element [1] of 2, run_scoped)"; the caller holds `mutex`.
-  std::string semaphore_name_locked(void const* cell) const {
-    auto const* b = static_cast<std::byte const*>(cell);
-    std::ostringstream out;
-    if (semaphore_base && b >= semaphore_base && b < semaphore_base + semaphore_bytes) {
-      std::int64_t const offset = b - semaphore_base;
-      for (auto const& blk : semaphores) {
-        if (offset >= blk.offset && offset < blk.offset + blk.count * blk.element_bytes) {
-          std::int64_t const k = (offset - blk.offset) / blk.element_bytes;
-          out << blk.kind << " semaphore #" << blk.first_id + k << " (";
-          if (blk.count > 1) out << "element [" << k << "] of " << blk.count << ", ";
-          out << blk.origin << ")";
-          return out.str();
-        }
-      }
-      out << "semaphore at offset " << offset;
-      return out.str();
-    }
-    out << "semaphore at " << cell << " (not in the core's semaphore memory)";
-    return out.str();
-  }
+  std::string semaphore_name_locked(void const* cell) const;
 
-  std::string semaphore_name(void const* cell) const {
-    std::lock_guard lock(mutex);
-    return semaphore_name_locked(cell);
-  }
+  std::string semaphore_name(void const* cell) const;
 
   // ---- copies ------------------------------------------------------------------------
 
   /// "copy #3 (HBM float32[16,128] -> VMEM+0 float32[16,128], 8192 bytes, DMA semaphore
   /// #1 (scratch)) started at main.cpp:40 on core 0"; the caller holds `mutex`.
-  std::string describe_locked(copy_record const& c) const {
-    std::ostringstream out;
-    auto shape = [&] {
-      std::ostringstream s;
-      s << c.dtype << '[';
-      for (int d = 0; d < c.rank; ++d) s << (d ? "," : "") << c.extents[d];
-      s << ']';
-      return s.str();
-    };
-    std::string const sh = shape();
-    out << "copy #" << c.id << " (" << memory.address(c.src.base) << ' ' << sh << " -> "
-        << memory.address(c.dst.base) << ' ' << sh << ", " << c.bytes << " bytes, "
-        << semaphore_name_locked(c.semaphore) << ") started at " << c.started.file_name() << ':'
-        << c.started.line << " on core " << core;
-    return out.str();
-  }
+  std::string describe_locked(copy_record const& c) const;
 
-  std::string describe(copy_record const& c) const {
-    std::lock_guard lock(mutex);
-    return describe_locked(c);
-  }
+  std::string describe(copy_record const& c) const;
 
   /// The first copy in flight that an access conflicts with: one reading `reads` (may be
   /// null) and writing `writes` (may be null). Returns "" when there is none, else
   /// "<reads|writes> the <destination|source> of <copy description>".
-  [[gnu::cold]] std::string conflict(region const* reads, region const* writes, char const* reads_verb = "reads") const {
-    std::lock_guard lock(mutex);
-    for (auto const& c : copies) {
-      if (reads && c.dst.intersects(*reads)) return std::string(reads_verb) + " the destination of " + describe_locked(c);
-      if (writes && c.dst.intersects(*writes)) return "writes the destination of " + describe_locked(c);
-      if (writes && c.src.intersects(*writes)) return "writes the source of " + describe_locked(c);
-    }
-    for (auto const& c : incoming_copies) {
-      if (reads && c.dst.intersects(*reads)) return std::string(reads_verb) + " the destination of " + c.from;
-      if (writes && c.dst.intersects(*writes)) return "writes the destination of " + c.from;
-    }
-    return {};
-  }
+  [[gnu::cold]] std::string conflict(region const* reads, region const* writes, char const* reads_verb = "reads") const;
 
   /// The access hook (block reads and writes, element accesses).
-  void check(region const& r, access_kind kind, char const* what, place where) override {
-    read_feed();
-    bool const is_write = kind == access_kind::write;
-    std::string const hit = conflict(is_write ? nullptr : &r, is_write ? &r : nullptr,
-                                     kind == access_kind::read_or_write ? "reads or writes" : "reads");
-    if (hit.empty()) return;
-    std::ostringstream out;
-    out << "pallas::race: " << (what ? what : "an access") << " of " << r.bytes_spanned() << " bytes at "
-        << memory.address(r.lo);
-    if (where.known()) out << " (" << where.file_name() << ':' << where.line << ')';
-    out << ' ' << hit << ", before that copy's wait";
-    fail<race_error>(out.str());
-  }
+  void check(region const& r, access_kind kind, char const* what, place where) override;
 
   /// Reads what other ranks described since the hint was last cleared.
   void read_feed() {
@@ -283,20 +170,10 @@ class checked_state final : public access_checker {
   }
 
   /// Registers a remote copy into this core (called by its sender).
-  void add_incoming(region const& dst, void const* semaphore, std::int64_t bytes, std::string from) {
-    std::lock_guard lock(mutex);
-    incoming_copies.push_back({dst, semaphore, bytes, std::move(from)});
-    incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
-  }
+  void add_incoming(region const& dst, void const* semaphore, std::int64_t bytes, std::string from);
 
   /// Registers a started copy; returns its id.
-  std::uint64_t add_copy(copy_record c) {
-    std::lock_guard lock(mutex);
-    c.id = next_copy_id++;
-    copies.push_back(c);
-    in_flight.store(static_cast<int>(copies.size()), std::memory_order_relaxed);
-    return c.id;
-  }
+  std::uint64_t add_copy(copy_record c);
 
   copy_record* find_locked(std::uint64_t id) {
     for (auto& c : copies)
@@ -306,124 +183,31 @@ class checked_state final : public access_checker {
 
   /// Before copy `id` moves its bytes: its destination must still hold the poison put
   /// there at start (else something wrote it before the wait).
-  void before_move(std::uint64_t id, place where) {
-    std::lock_guard lock(mutex);
-    copy_record* c = find_locked(id);
-    if (!c || !c->poisoned_dst) return;
-    if (!region_holds(c->dst, c->poison, c->element_bytes)) {
-      std::ostringstream out;
-      out << "pallas::race: the destination of " << describe_locked(*c)
-          << " was written before the copy's wait";
-      if (where.known()) out << " (its bytes moved at " << where.file_name() << ':' << where.line << ')';
-      fail<race_error>(out.str());
-    }
-  }
+  void before_move(std::uint64_t id, place where);
 
   /// After copy `id` moved its bytes. Inside a wait, the destination's snapshot waits
   /// until the wait ends (no user code runs meanwhile), and is not needed at all when the
   /// wait retires the copy.
-  void after_move(std::uint64_t id) {
-    std::lock_guard lock(mutex);
-    copy_record* c = find_locked(id);
-    if (!c) return;
-    c->moved = true;
-    c->move_order = next_move++;
-    if (!in_wait) {
-      c->dst_hash = hash_region(c->dst);
-      c->has_dst_hash = true;
-    }
-  }
+  void after_move(std::uint64_t id);
 
   /// The end of a wait: snapshot the destinations of the copies that moved during it and
   /// are still in flight.
-  void wait_ended() {
-    in_wait = false;
-    if (in_flight.load(std::memory_order_relaxed) == 0) return;
-    std::lock_guard lock(mutex);
-    for (auto& c : copies)
-      if (c.moved && !c.has_dst_hash) {
-        c.dst_hash = hash_region(c.dst);
-        c.has_dst_hash = true;
-      }
-  }
+  void wait_ended();
 
   /// A wait consumed `bytes` of `semaphore`: retire the moved copies whose signals that
   /// covers, in the order they moved, verifying that nothing wrote their source or
   /// destination meanwhile.
-  void waited(std::atomic<std::int32_t> const* semaphore, std::int64_t bytes, char const* who, place where) {
-    if (feed) feed->read_into(*this);  // the copies this wait covers were described before they signaled
-    std::lock_guard lock(mutex);
-    // Remote copies into this core that the wait covers arrived, in the order they started
-    // (a wait may cover several, or part of one).
-    std::int64_t covered = bytes;
-    for (auto in = incoming_copies.begin(); in != incoming_copies.end() && covered > 0;) {
-      if (in->semaphore != semaphore) {
-        ++in;
-        continue;
-      }
-      std::int64_t const used = std::min(covered, in->bytes);
-      covered -= used;
-      in->bytes -= used;
-      in = in->bytes == 0 ? incoming_copies.erase(in) : in + 1;
-    }
-    incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
-    bool any = false;
-    for (auto const& c : copies) any |= c.semaphore == semaphore;
-    auto it = std::find_if(credits.begin(), credits.end(), [&](credit const& k) { return k.semaphore == semaphore; });
-    if (!any) {
-      if (it != credits.end()) credits.erase(it);
-      return;
-    }
-    if (it == credits.end()) {
-      credits.push_back({semaphore, 0});
-      it = credits.end() - 1;
-    }
-    it->bytes += bytes;
-    for (;;) {
-      copy_record* next = nullptr;
-      for (auto& c : copies)
-        if (c.semaphore == semaphore && c.moved && (!next || c.move_order < next->move_order)) next = &c;
-      if (!next || next->bytes > it->bytes) break;
-      it->bytes -= next->bytes;
-      auto report = [&](char const* part) {
-        std::ostringstream out;
-        out << "pallas::race: the " << part << " of " << describe_locked(*next) << " was written before its "
-            << (who ? who : "wait");
-        if (where.known()) out << " at " << where.file_name() << ':' << where.line;
-        fail<race_error>(out.str());
-      };
-      if (next->check_src_hash && hash_region(next->src) != next->src_hash) report("source");
-      if (next->has_dst_hash && hash_region(next->dst) != next->dst_hash) report("destination");
-      copies.erase(copies.begin() + (next - copies.data()));
-      in_flight.store(static_cast<int>(copies.size()), std::memory_order_relaxed);
-    }
-    bool left = false;
-    for (auto const& c : copies) left |= c.semaphore == semaphore;
-    if (!left) credits.erase(it);
-  }
+  void waited(std::atomic<std::int32_t> const* semaphore, std::int64_t bytes, char const* who, place where);
 
   /// Copies in flight that touch [lo, hi) (run_scoped's release) or signal a semaphore in it.
-  std::string in_flight_within(std::byte const* lo, std::byte const* hi) const {
-    std::lock_guard lock(mutex);
-    std::string found;
-    for (auto const& c : copies) {
-      auto const* s = reinterpret_cast<std::byte const*>(c.semaphore);
-      if (c.src.intersects(lo, hi) || c.dst.intersects(lo, hi) || (s >= lo && s < hi))
-        found += (found.empty() ? "" : "; ") + describe_locked(c);
-    }
-    return found;
-  }
+  std::string in_flight_within(std::byte const* lo, std::byte const* hi) const;
 
   /// Every copy still in flight, described.
-  std::string unwaited() const {
-    std::lock_guard lock(mutex);
-    std::string found;
-    for (auto const& c : copies) {
-      found += (found.empty() ? "" : "; ") + describe_locked(c);
-      found += c.moved ? " (it moved but no wait consumed its bytes)" : " (its bytes never moved)";
-    }
-    return found;
-  }
+  std::string unwaited() const;
 };
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/checked/checked_state.ipp>
+#endif

@@ -5,9 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <sstream>
 #include <string>
 
+#include <pallas/config.hpp>
 #include <pallas/memory_space.hpp>
 
 namespace pallas::detail {
@@ -28,16 +28,11 @@ struct memory_map {
   bool is_local(void const* p) const noexcept { return space_of(p) != memory_space::hbm; }
 
   /// "VMEM+4096" / "SMEM+0" / "HBM 0x7f12..."
-  std::string address(void const* p) const {
-    auto const* b = static_cast<std::byte const*>(p);
-    std::ostringstream out;
-    switch (space_of(p)) {
-      case memory_space::vmem: out << "VMEM+" << (b - vmem); break;
-      case memory_space::smem: out << "SMEM+" << (b - smem); break;
-      default: out << "HBM " << p; break;
-    }
-    return out.str();
-  }
+  std::string address(void const* p) const;
 };
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/checked/memory_map.ipp>
+#endif

@@ -24,10 +24,8 @@
 
 #include <atomic>
 #include <cstdint>
-#include <iostream>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,157 +35,51 @@
 #include <pallas/detail/checked/memory_map.hpp>
 #include <pallas/detail/checked/vector_clock.hpp>
 #include <pallas/detail/runtime/dma_order.hpp>
-#include <pallas/error.hpp>
 
 namespace pallas::detail {
 
 /// Whether the last launch that detected races found one (pltpu::races_found()).
-inline std::atomic<bool>& races_found_flag() {
-  static std::atomic<bool> flag{false};
-  return flag;
-}
+std::atomic<bool>& races_found_flag();
 
 /// Sites already reported (a race is printed once per pair of sites per process).
 struct reported_races {
   std::mutex mutex;
   std::set<std::string> keys;
-  static reported_races& instance() {
-    static reported_races* const r = new reported_races;  // never destroyed: launches may run at exit
-    return *r;
-  }
+  static reported_races& instance();
 };
 
 class race_detector {
  public:
   /// Forgets everything (the start of a launch on `cores` cores).
-  void reset(int cores, race_policy policy) {
-    std::lock_guard lock(mutex_);
-    policy_ = policy;
-    clocks_.assign(static_cast<std::size_t>(cores), vector_clock(cores));
-    for (int c = 0; c < cores; ++c) clocks_[static_cast<std::size_t>(c)].set(c, 1);
-    shadows_.assign(static_cast<std::size_t>(cores), access_shadow{});
-    semaphores_.clear();
-    memories_.assign(static_cast<std::size_t>(cores), memory_map{});
-    found_ = false;
-    cores_per_chip_ = 0;
-  }
+  void reset(int cores, race_policy policy);
 
   /// Core `core`'s VMEM and SMEM (reports name them rather than calling them HBM).
-  void name_memory(int core, memory_map const& mem) {
-    std::lock_guard lock(mutex_);
-    memories_[static_cast<std::size_t>(core)] = mem;
-  }
+  void name_memory(int core, memory_map const& mem);
 
   /// A launch on several chips: reports name `chip c core k` (chip_set.hpp's numbering).
-  void name_chips(int cores_per_chip) {
-    std::lock_guard lock(mutex_);
-    cores_per_chip_ = cores_per_chip;
-  }
+  void name_chips(int cores_per_chip);
 
   race_policy policy() const noexcept { return policy_; }
-  bool found() const {
-    std::lock_guard lock(mutex_);
-    return found_;
-  }
+  bool found() const;
 
   /// Core `core` signals `cell` (a semaphore count, or a copy's DMA semaphore).
-  void release(int core, void const* cell) {
-    std::lock_guard lock(mutex_);
-    vector_clock& mine = clocks_[static_cast<std::size_t>(core)];
-    semaphores_[cell].join(mine);
-    mine.tick(core);
-  }
+  void release(int core, void const* cell);
 
   /// A wait of core `core` on `cell` returned.
-  void acquire(int core, void const* cell) {
-    std::lock_guard lock(mutex_);
-    auto it = semaphores_.find(cell);
-    if (it != semaphores_.end()) clocks_[static_cast<std::size_t>(core)].join(it->second);
-  }
+  void acquire(int core, void const* cell);
 
   /// Core `core` accesses the bytes of `r` (shared memory). Reports or throws on a race.
-  void access(int core, region const& r, bool is_write, access_site const& site) {
-    std::string message;
-    {
-      std::lock_guard lock(mutex_);
-      message = access_locked(core, r, is_write, site);
-    }
-    if (!message.empty()) fail<race_error>(message);
-  }
+  void access(int core, region const& r, bool is_write, access_site const& site);
 
  private:
   /// Checks, then records, one access; returns the message to throw ("" if none).
-  std::string access_locked(int core, region const& r, bool is_write, access_site const& site) {
-    if (r.empty()) return {};
-    vector_clock const& mine = clocks_[static_cast<std::size_t>(core)];
-    std::uint64_t const epoch = mine[core];
-    access_shadow& own = shadows_[static_cast<std::size_t>(core)];
-    std::string message;
-    bool reported = false;
-    auto each_run = [&](auto&& f) {
-      if (r.rank == 0) {
-        f(reinterpret_cast<std::uintptr_t>(r.base), reinterpret_cast<std::uintptr_t>(r.base) + static_cast<std::uintptr_t>(r.run));
-        return;
-      }
-      for (std::int64_t k = 0, n = r.runs(); k < n; ++k) {
-        auto const a = reinterpret_cast<std::uintptr_t>(r.run_start(k));
-        f(a, a + static_cast<std::uintptr_t>(r.run));
-      }
-    };
-    each_run([&](std::uintptr_t a, std::uintptr_t b) {
-      if (!reported) {
-        for (int d = 0; d < static_cast<int>(shadows_.size()) && !reported; ++d) {
-          if (d == core || shadows_[static_cast<std::size_t>(d)].empty()) continue;
-          std::uint64_t const known = mine[d];
-          reported = shadows_[static_cast<std::size_t>(d)].any_overlapping(a, b, [&](std::uintptr_t lo, shadow_segment const& s) {
-            bool const after_write = s.write_epoch > known;
-            bool const after_read = is_write && s.read_epoch > known;
-            if (!after_write && !after_read) return false;
-            std::uintptr_t const from = lo > a ? lo : a, to = s.hi < b ? s.hi : b;
-            message = race_found(core, is_write, site, d, after_write, after_write ? s.write_site : s.read_site, from, to);
-            return true;
-          });
-        }
-      }
-      own.record(a, b, is_write, epoch, site);
-    });
-    return message;
-  }
+  std::string access_locked(int core, region const& r, bool is_write, access_site const& site);
 
-  static std::string site_text(access_site const& s) {
-    std::ostringstream out;
-    out << s.what;
-    if (s.where.known()) out << " at " << s.where.file_name() << ':' << s.where.line;
-    return out.str();
-  }
+  static std::string site_text(access_site const& s);
 
   /// Reports a race (once per pair of sites) and returns the message when it must throw.
   [[gnu::cold]] std::string race_found(int core, bool is_write, access_site const& site, int other, bool other_wrote,
-                         access_site const& other_site, std::uintptr_t from, std::uintptr_t to) {
-    found_ = true;
-    races_found_flag().store(true, std::memory_order_relaxed);
-    std::ostringstream out;
-    auto const name = [&](int c) {
-      if (cores_per_chip_ == 0) return "core " + std::to_string(c);
-      return "chip " + std::to_string(c / cores_per_chip_) + " core " + std::to_string(c % cores_per_chip_);
-    };
-    std::string memory = "HBM";
-    for (std::size_t c = 0; c < memories_.size(); ++c)
-      if (memory_space const s = memories_[c].space_of(reinterpret_cast<void const*>(from)); s != memory_space::hbm)
-        memory = (s == memory_space::vmem ? "VMEM of " : "SMEM of ") + name(static_cast<int>(c));
-    out << "pallas::race: " << name(core) << (is_write ? " writes " : " reads ") << memory << " bytes [0x" << std::hex
-        << from
-        << ", 0x" << to << std::dec << ") (" << (to - from) << " bytes) by " << site_text(site) << ", and "
-        << name(other)
-        << (other_wrote ? " wrote" : " read") << " them by " << site_text(other_site)
-        << ", with nothing ordering the two (no semaphore wait, barrier or DMA wait between them)";
-    if (policy_ == race_policy::raise) return out.str();
-    std::string const key = site_text(site) + (is_write ? "/w|" : "/r|") + site_text(other_site) + (other_wrote ? "/w" : "/r");
-    auto& seen = reported_races::instance();
-    std::lock_guard lock(seen.mutex);
-    if (seen.keys.insert(key).second) std::cerr << out.str() << '\n';
-    return {};
-  }
+                                       access_site const& other_site, std::uintptr_t from, std::uintptr_t to);
 
   mutable std::mutex mutex_;
   race_policy policy_ = race_policy::off;
@@ -200,3 +92,7 @@ class race_detector {
 };
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/checked/race_detector.ipp>
+#endif

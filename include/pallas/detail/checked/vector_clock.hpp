@@ -6,10 +6,11 @@
 // is not covered by what it released. Event a happens before b when a's epoch on its core
 // is <= b's clock entry for that core.
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include <pallas/config.hpp>
 
 namespace pallas::detail {
 
@@ -19,7 +20,7 @@ class vector_clock {
   explicit vector_clock(int cores) : t_(static_cast<std::size_t>(cores), 0) {}
 
   /// All zero: nothing of any core is known.
-  void reset(int cores) { t_.assign(static_cast<std::size_t>(cores), 0); }
+  void reset(int cores);
 
   std::uint64_t operator[](int core) const noexcept { return t_[static_cast<std::size_t>(core)]; }
   void set(int core, std::uint64_t epoch) noexcept { t_[static_cast<std::size_t>(core)] = epoch; }
@@ -27,13 +28,14 @@ class vector_clock {
   int size() const noexcept { return static_cast<int>(t_.size()); }
 
   /// Entry-wise maximum: afterwards this clock knows everything `other` knew.
-  void join(vector_clock const& other) noexcept {
-    if (t_.size() < other.t_.size()) t_.resize(other.t_.size(), 0);
-    for (std::size_t k = 0; k < other.t_.size(); ++k) t_[k] = std::max(t_[k], other.t_[k]);
-  }
+  void join(vector_clock const& other) noexcept;
 
  private:
   std::vector<std::uint64_t> t_;
 };
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/checked/vector_clock.ipp>
+#endif
