@@ -294,13 +294,7 @@ struct operand_tuple<E, std::index_sequence<K...>> {
 /// has every core's part).
 template <class Plan>
 void check_plan(caller who, Plan const& plan, int core) {
-  auto const v = check_grid_rules(plan, core);
-  switch (v.rule) {
-    case grid_rule::block_out_of_range: report_block_out_of_range(caller_name(who), plan, v);
-    case grid_rule::output_revisit: report_revisit(caller_name(who), plan, v);
-    case grid_rule::two_cores_one_block: report_shared_block(caller_name(who), plan, v);
-    case grid_rule::none: break;
-  }
+  if (auto const v = check_grid_rules(plan, core); v.found()) report_grid_rule(caller_name(who), plan, v);
 }
 
 /// Runs part `part` of `plan` on `core`: allocates the operands' slots, then executes.

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include <pallas/config.hpp>
 #include <pallas/detail/pipeline/plan.hpp>
 #include <pallas/detail/pipeline/rule_words.hpp>
 #include <pallas/error.hpp>
@@ -203,78 +204,34 @@ rule_violation check_grid_rules(Plan const& plan, int only_core) {
   return w.found;
 }
 
-// ---- The words, at run time.
+// ---- The words, at run time (rules.ipp: compiled once, not per plan type).
 
 /// "(1, 2)", or "(3,)" for rank 1.
-template <class Seq>
-std::string tuple_string(Seq const& v) {
-  std::string s = "(";
-  for (std::size_t a = 0; a < v.size(); ++a) s += (a ? ", " : "") + std::to_string(v[a]);
-  return s + (v.size() == 1 ? ",)" : ")");
-}
+PALLAS_DECL std::string tuple_string(std::span<index_t const> v);
 
 /// A block index in words: "(1, 2)", with "ds(start, size)" for a BoundedSlice dim.
-template <class Values>
-std::string block_string(operand_desc const& op, Values const& b) {
-  if (op.values == op.rank) return tuple_string(b);
-  std::string s = "(";
-  for (int d = 0; d < op.rank; ++d) {
-    auto const at = static_cast<std::size_t>(op.value_at[static_cast<std::size_t>(d)]);
-    s += d ? ", " : "";
-    if (op.kind_of[static_cast<std::size_t>(d)] == block_dim_kind::bounded)
-      s += "ds(" + std::to_string(b[at]) + ", " + std::to_string(b[at + 1]) + ")";
-    else
-      s += std::to_string(b[at]);
-  }
-  return s + (op.rank == 1 ? ",)" : ")");
-}
+PALLAS_DECL std::string block_string(operand_desc const& op, std::span<index_t const> b);
 
 /// "in_specs[0]" / "out_specs[1]".
-inline std::string operand_name(operand_desc const& op) {
-  return std::string(op.output ? "out_specs[" : "in_specs[") + std::to_string(op.position) + "]";
-}
+PALLAS_DECL std::string operand_name(operand_desc const& op);
 
+/// Throws what `v` found, in words: `op` is the operand that breaks the rule, `point` the
+/// grid point of the run's first step and `block` the run's block index.
+[[noreturn]] PALLAS_DECL void report_grid_rule(std::string_view who, operand_desc const& op,
+                                               std::span<index_t const> point, std::span<index_t const> block,
+                                               rule_violation const& v);
+
+/// report_grid_rule() for the run of `plan` that `v` names.
 template <class Plan>
-[[noreturn]] void report_block_out_of_range(std::string_view who, Plan const& plan, rule_violation const& v) {
+[[noreturn]] void report_grid_rule(std::string_view who, Plan const& plan, rule_violation const& v) {
   auto const k = static_cast<std::size_t>(v.operand);
   auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
-  operand_desc const& op = plan.operands[k];
-  auto const d = static_cast<std::size_t>(v.dim);
-  constexpr std::string_view rule = " (" PALLAS_RULE_BLOCK_OUT_OF_RANGE ")";
-  std::string const where = std::string("pallas::") + std::string(who) + ": " + operand_name(op) + " maps grid point " +
-                            tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)) +
-                            " to block index " + block_string(op, plan.block(run, k));
-  if (op.kind_of[d] == block_dim_kind::bounded && (v.length < 0 || v.length > op.block[d]))
-    fail<index_error>(where, ", whose dimension ", v.dim, " is a pl::ds of size ", v.length, ", beyond its BoundedSlice(",
-                      op.block[d], ")", rule);
-  if (op.kind_of[d] == block_dim_kind::bounded || op.kind == operand_kind::view)
-    fail<index_error>(where, ", whose dimension ", v.dim, " covers elements [", v.start, ", ", v.start + v.length,
-                      "), outside the array's extent ", op.array[d],
-                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "", rule);
-  if (op.kind_of[d] == block_dim_kind::element && (op.low[d] != 0 || op.high[d] != 0))
-    fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start,
-                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")", rule);
-  fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start, ", outside the array's extent ",
-                    op.array[d], rule);
-}
-
-template <class Plan>
-[[noreturn]] void report_revisit(std::string_view who, Plan const& plan, rule_violation const& v) {
-  auto const k = static_cast<std::size_t>(v.operand);
-  auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
-  fail("pallas::", who, ": ", operand_name(plan.operands[k]), " revisits block ", block_string(plan.operands[k], plan.block(run, k)),
-       " at grid point ", tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)),
-       " after writing other blocks (" PALLAS_RULE_OUTPUT_REVISIT "); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
-}
-
-template <class Plan>
-[[noreturn]] void report_shared_block(std::string_view who, Plan const& plan, rule_violation const& v) {
-  auto const k = static_cast<std::size_t>(v.operand);
-  auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
-  int const first = v.other_core < v.core ? v.other_core : v.core;
-  int const second = v.other_core < v.core ? v.core : v.other_core;
-  fail("pallas::", who, ": ", operand_name(plan.operands[k]), " block ", block_string(plan.operands[k], plan.block(run, k)),
-       " is written by core ", first, " and core ", second, " (" PALLAS_RULE_TWO_CORES_ONE_BLOCK ")");
+  auto const point = plan.point(static_cast<std::size_t>(v.core), run.first_step);
+  report_grid_rule(who, plan.operands[k], point, plan.block(run, k), v);
 }
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/pipeline/rules.ipp>
+#endif
