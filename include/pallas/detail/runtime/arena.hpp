@@ -10,7 +10,7 @@
 #include <new>
 #include <string_view>
 
-#include <pallas/error.hpp>
+#include <pallas/config.hpp>
 
 namespace pallas::detail {
 
@@ -34,16 +34,7 @@ class arena {
   }
 
   /// `bytes` bytes, 64-byte aligned; throws pallas::error when the capacity is exceeded.
-  std::byte* allocate(std::int64_t bytes, std::string_view what) {
-    std::int64_t const start = (used_ + static_cast<std::int64_t>(alignment) - 1) &
-                               ~static_cast<std::int64_t>(alignment - 1);
-    if (start + bytes > capacity_)
-      fail("pallas::", name_, ": allocating ", bytes, " bytes for ", what, " needs ", start + bytes,
-           " bytes but the core has ", capacity_);
-    used_ = start + bytes;
-    if (used_ > peak_) peak_ = used_;
-    return base_ + start;
-  }
+  std::byte* allocate(std::int64_t bytes, std::string_view what);
 
   /// The allocation mark, for stack-like release.
   std::int64_t mark() const noexcept { return used_; }
@@ -64,3 +55,7 @@ class arena {
 };
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/runtime/arena.ipp>
+#endif

@@ -15,7 +15,6 @@
 // until a wait needs one (on either chip), or moves them at start under the eager order;
 // another backend (one process per chip) would implement the same three operations.
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -67,16 +66,12 @@ class chip_transport {
   /// destination as `me` sees it (the same buffer and offset are written on `target`).
   /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
   /// signaled with the byte count.
-  virtual void start_elsewhere(core_state& me, dma_task const& /*task*/, std::atomic<std::int32_t>* /*send*/,
-                               int /*target*/, std::int64_t /*recv_offset*/, place /*where*/) {
-    fail("pallas: a remote copy to another process from ", me.index, " without a multi-process backend");
-  }
+  virtual void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
+                               std::int64_t recv_offset, place where);
   /// The end of core `me`'s body, before it counts as finished: copies it kept go now.
   virtual void body_done(core_state& /*me*/) {}
   /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
-  virtual void signal_elsewhere(core_state& me, int /*target*/, std::int64_t /*offset*/, std::int32_t /*inc*/) {
-    fail("pallas: a remote signal to another process from ", me.index, " without a multi-process backend");
-  }
+  virtual void signal_elsewhere(core_state& me, int target, std::int64_t offset, std::int32_t inc);
   /// Whether other processes may signal this launch's semaphores (then a wait that every
   /// local core is stuck in is not a proven deadlock).
   virtual bool spans_processes() const { return false; }
@@ -93,61 +88,18 @@ inline core_state& core_of_launch(launch_state const& launch, int target) {
 
 /// Adds `inc` to the semaphore at `offset` of core `target`; kept as an early signal when
 /// that core has not allocated it yet (semaphore.hpp's rule for signals to other cores).
-inline void signal_remote_semaphore(launch_state& launch, int target, std::int64_t offset, std::int32_t inc,
-                                    int from) {
-  core_state& other = core_of_launch(launch, target);
-  auto* cell = reinterpret_cast<std::atomic<std::int32_t>*>(other.semaphores.base() + offset);
-  auto const end = offset + static_cast<std::int64_t>(sizeof(std::int32_t));
-  if (end > other.semaphores_allocated.load(std::memory_order_acquire)) {
-    std::lock_guard lock(other.early_mutex);
-    if (end > other.semaphores_allocated.load(std::memory_order_relaxed)) {
-      other.early_signals.push_back({offset, inc, from, "a remote copy's receive semaphore"});
-      return;
-    }
-  }
-  cell->fetch_add(inc, std::memory_order_acq_rel);
-}
+void signal_remote_semaphore(launch_state& launch, int target, std::int64_t offset, std::int32_t inc, int from);
 
 /// Moves a remote copy's bytes, then signals both sides.
-inline void run_remote_task(launch_state& launch, remote_task const& t) {
-  t.task.move_bytes();
-  if (t.send) t.send->fetch_add(t.task.bytes, std::memory_order_acq_rel);
-  signal_remote_semaphore(launch, t.target, t.recv_offset, t.task.bytes, t.sender);
-}
+void run_remote_task(launch_state& launch, remote_task const& t);
 
 /// Chips as threads of this process: a remote copy is a memcpy between their memories.
 class in_process_transport final : public chip_transport {
  public:
-  void start(launch_state& launch, remote_task const& t, bool now) override {
-    if (now) return run_remote_task(launch, t);
-    std::lock_guard lock(mutex_);
-    pending_.push_back(t);
-  }
-  bool progress(launch_state& launch, void const* cell) override {
-    remote_task t;
-    {
-      std::lock_guard lock(mutex_);
-      auto it = std::find_if(pending_.begin(), pending_.end(),
-                             [&](remote_task const& p) { return p.send == cell || p.recv == cell; });
-      if (it == pending_.end()) return false;
-      t = *it;
-      pending_.erase(it);
-    }
-    run_remote_task(launch, t);
-    return true;
-  }
-  bool pending_for(void const* cell) override {
-    std::lock_guard lock(mutex_);
-    return std::any_of(pending_.begin(), pending_.end(),
-                       [&](remote_task const& p) { return p.send == cell || p.recv == cell; });
-  }
-  std::size_t leftovers() override {
-    std::lock_guard lock(mutex_);
-    std::size_t const n = pending_.size();
-    for (auto const& t : pending_) t.task.move_bytes();
-    pending_.clear();
-    return n;
-  }
+  void start(launch_state& launch, remote_task const& t, bool now) override;
+  bool progress(launch_state& launch, void const* cell) override;
+  bool pending_for(void const* cell) override;
+  std::size_t leftovers() override;
 
  private:
   std::mutex mutex_;
@@ -185,33 +137,12 @@ struct chip_context {
     return -1;
   }
   /// "x, y" (messages).
-  std::string axes_list() const {
-    std::string s;
-    for (int a = 0; a < num_axes; ++a) s += (a ? ", '" : "'") + std::string(axis_names[a]) + "'";
-    return s;
-  }
+  std::string axes_list() const;
 };
 
 /// Where `p` (an address of core `me`'s kernel) is on global core `target`: the same offset
 /// into the same arena or HBM buffer. Null if `p` is in none of them.
-inline std::byte* translate_to_core(core_state const& me, void const* p, core_state const& target) {
-  auto const* b = static_cast<std::byte const*>(p);
-  auto within = [&](arena const& a) { return b >= a.base() && b < a.base() + a.capacity(); };
-  if (within(me.vmem)) return target.vmem.base() + (b - me.vmem.base());
-  if (within(me.smem)) return target.smem.base() + (b - me.smem.base());
-  if (within(me.semaphores)) return target.semaphores.base() + (b - me.semaphores.base());
-  chip_context const& chips = *me.launch->chips;
-  if (chip_index(me) == chip_index(target)) {  // the chip's own HBM (the only one a process may hold)
-    for (auto const& buf : chips.buffers[static_cast<std::size_t>(chip_index(me))])
-      if (b >= buf.base && b < buf.base + buf.bytes) return const_cast<std::byte*>(b);
-    return nullptr;
-  }
-  auto const& mine = chips.buffers[static_cast<std::size_t>(chip_index(me))];
-  auto const& theirs = chips.buffers[static_cast<std::size_t>(chip_index(target))];
-  for (std::size_t k = 0; k < mine.size(); ++k)
-    if (b >= mine[k].base && b < mine[k].base + mine[k].bytes) return theirs[k].base + (b - mine[k].base);
-  return nullptr;
-}
+std::byte* translate_to_core(core_state const& me, void const* p, core_state const& target);
 
 /// The wait hook (dma_engine.hpp): moves a kept remote copy that signals `cell`.
 inline bool progress_remote(launch_state& launch, void const* cell) {
@@ -237,3 +168,7 @@ inline void stalled_remote(core_state& core, std::chrono::steady_clock::time_poi
 }
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/runtime/chip_set.ipp>
+#endif

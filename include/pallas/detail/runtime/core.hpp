@@ -119,12 +119,16 @@ inline core_state& this_core(std::string_view what) {
 /// Names the core in error messages raised while it runs.
 class core_error_context final : public error_context {
  public:
-  explicit core_error_context(int core) : core_("core " + std::to_string(core)) {}
+  explicit core_error_context(int core);
   explicit core_error_context(std::string core) : core_(std::move(core)) {}
-  void describe(std::ostream& out) const override { out << core_; }
+  void describe(std::ostream& out) const override;
 
  private:
   std::string core_;
 };
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/runtime/core.ipp>
+#endif

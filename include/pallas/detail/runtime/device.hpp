@@ -51,27 +51,12 @@ class device {
   ///
   /// After fork(), the child has none of the device's threads: its first launch gets a
   /// device of its own. The parent's stays untouched (and reachable) in the child.
-  static device& instance() {
-    if (device* d = current_.load(std::memory_order_acquire)) [[likely]]
-      return *d;
-    std::lock_guard lock(creation_mutex_);
-    hold_across_fork<&creation_mutex, &abandon_in_child>();
-    device* d = current_.load(std::memory_order_relaxed);
-    if (!d) {
-      d = new device;
-      current_.store(d, std::memory_order_release);
-    }
-    return *d;
-  }
+  static device& instance();
 
   device() = default;
   device(device const&) = delete;
   device& operator=(device const&) = delete;
-  ~device() {
-    dma_thread_.reset();  // first: it reads the cores' DMA engines
-    primary_.reset();     // joins the cores' threads
-    spares_.clear();
-  }
+  ~device();
 
   /// Runs `job(core)` on cores 0..config.num_cores-1 and returns when every core is done;
   /// rethrows the first exception a core threw (core_set::run).
@@ -91,18 +76,10 @@ class device {
 
   /// Cores whose state exists so far, in every core set (their threads persist between
   /// launches).
-  int num_threads() const {
-    std::lock_guard lock(spares_mutex_);
-    int n = primary_->num_cores();
-    for (auto const& s : spares_) n += s->set.num_cores();
-    return n;
-  }
+  int num_threads() const;
 
   /// Core sets beyond the primary one (created when launches overlapped).
-  int num_spare_sets() const {
-    std::lock_guard lock(spares_mutex_);
-    return static_cast<int>(spares_.size());
-  }
+  int num_spare_sets() const;
 
   /// Copies smaller than this stay on the core under the automatic executor.
   static constexpr std::int64_t automatic_thread_min_bytes = core_set::automatic_thread_min_bytes;
@@ -117,37 +94,8 @@ class device {
   /// A core set taken for one launch: the primary one if it is free within spill_after,
   /// else a free spare one, else a new spare one.
   struct set_lease {
-    explicit set_lease(device& d) : dev(d) {
-      {
-        std::unique_lock lock(dev.primary_mutex_);
-        if (dev.primary_free_.wait_for(lock, spill_after, [&] { return !dev.primary_busy_; })) {
-          dev.primary_busy_ = true;
-          set = dev.primary_.get();
-          return;
-        }
-      }
-      std::lock_guard lock(dev.spares_mutex_);
-      for (auto& s : dev.spares_)
-        if (!s->busy) {
-          taken = s.get();
-          break;
-        }
-      if (!taken) taken = dev.spares_.emplace_back(std::make_unique<spare>(dev.slots_)).get();
-      taken->busy = true;
-      set = &taken->set;
-    }
-    ~set_lease() {
-      if (taken) {
-        std::lock_guard lock(dev.spares_mutex_);
-        taken->busy = false;
-        return;
-      }
-      {
-        std::lock_guard lock(dev.primary_mutex_);
-        dev.primary_busy_ = false;
-      }
-      dev.primary_free_.notify_one();
-    }
+    explicit set_lease(device& d);
+    ~set_lease();
     set_lease(set_lease const&) = delete;
     set_lease& operator=(set_lease const&) = delete;
 
@@ -158,29 +106,14 @@ class device {
 
   /// The DMA thread when this launch uses it (automatic: a CPU to spare for it, and the
   /// thread was not found starved of CPU lately; dma_thread.hpp).
-  dma_thread* dma_thread_for(launch_config const& config) {
-    bool const wanted = config.schedule.order == dma_order::on_wait &&
-                        (config.executor == dma_executor_choice::thread ||
-                         (config.executor == dma_executor_choice::automatic && cpu_to_spare(config.num_cores) &&
-                          !dma_thread_health::starved()));
-    if (!wanted) return nullptr;
-    std::lock_guard lock(dma_thread_mutex_);
-    if (!dma_thread_) dma_thread_ = std::make_unique<dma_thread>();
-    return dma_thread_.get();
-  }
+  dma_thread* dma_thread_for(launch_config const& config);
 
   static std::mutex& creation_mutex() noexcept { return creation_mutex_; }
 
   /// In the child of a fork (creation_mutex_ held): the device's threads do not exist
   /// here, so the next instance() makes a new device. The old one is never touched again
   /// (joining or waking its threads would hang) and stays on a list, reachable.
-  static void abandon_in_child() noexcept {
-    device* d = current_.load(std::memory_order_relaxed);
-    if (!d) return;
-    d->next_abandoned_ = abandoned_;
-    abandoned_ = d;
-    current_.store(nullptr, std::memory_order_relaxed);
-  }
+  static void abandon_in_child() noexcept;
 
   // Constant-initialized and trivially destructible: usable until the process ends.
   inline static constinit std::atomic<device*> current_{nullptr};
@@ -201,3 +134,7 @@ class device {
 };
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/runtime/device.ipp>
+#endif

@@ -51,13 +51,7 @@ struct launch_state {
   int first_core = 0;
 
   /// Records the first failure and tells every core to stop.
-  void fail_with(std::exception_ptr e) {
-    {
-      std::lock_guard lock(error_mutex);
-      if (!first_error) first_error = std::move(e);
-    }
-    aborted.store(true, std::memory_order_release);
-  }
+  void fail_with(std::exception_ptr e);
 
   /// Unwinds the calling core if the launch was stopped; called at blocking points.
   void check_aborted() const {
@@ -70,18 +64,7 @@ struct launch_state {
     arrived.fetch_add(1, std::memory_order_acq_rel);
     start_barrier_wait();
   }
-  void start_barrier_wait() {
-    // A failing core never arrives, so poll the abort flag instead of parking.
-    for (int k = 0; arrived.load(std::memory_order_acquire) < num_cores; ++k) {
-      check_aborted();
-      if (k < 4096 && spinning_pays(num_cores))
-        cpu_relax();
-      else if (k < 8192)
-        std::this_thread::yield();
-      else
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-  }
+  void start_barrier_wait();
 };
 
 /// A core's index among its chip's cores (what `pl::axis_index<"core">()` gives), and its
@@ -92,9 +75,10 @@ inline int chip_index(core_state const& core) noexcept {
 }
 
 /// "core 1", or "chip 2 core 1" in a multi-chip launch (messages).
-[[gnu::cold]] inline std::string core_name(core_state const& core) {
-  if (!core.launch || !core.launch->chips) return "core " + std::to_string(core.index);
-  return "chip " + std::to_string(chip_index(core)) + " core " + std::to_string(local_core_index(core));
-}
+[[gnu::cold]] std::string core_name(core_state const& core);
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/runtime/launch.ipp>
+#endif

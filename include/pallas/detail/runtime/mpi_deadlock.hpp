@@ -36,6 +36,7 @@
 #include <pallas/detail/runtime/core.hpp>
 #include <pallas/detail/runtime/deadlock.hpp>
 #include <pallas/detail/runtime/launch.hpp>
+#include <pallas/config.hpp>
 #include <pallas/detail/runtime/mpi_api.hpp>
 #include <pallas/error.hpp>
 
@@ -60,16 +61,7 @@ class mpi_deadlock_proof {
 
   /// At the launch's start, before its first collective: this rank is in launch `seq` and
   /// has answered nobody. `win` is the status window (recreated with the other windows).
-  void begin(MPI_Win win, std::int64_t seq) {
-    win_ = win;
-    seq_ = seq;
-    write(rank_, 0, seq);
-    for (int q = 0; q < ranks_; ++q) {
-      write(rank_, request_word(q), 0);
-      write(rank_, token_word(q), 0);
-    }
-    round_ = 0;
-  }
+  void begin(MPI_Win win, std::int64_t seq);
 
   /// Every local core has finished the launch's body.
   void finished() { write(rank_, 1, seq_); }
@@ -101,16 +93,8 @@ class mpi_deadlock_proof {
   // Plain puts and gets, no MPI atomics: Open MPI's one-sided atomics need the target rank
   // to progress MPI, and a rank that computes does not (a question would wait for it).
   // Every word has one writer, and an answer is written before the token it answers.
-  void write(int rank, std::int64_t word, std::int64_t value) {
-    MPI_Put(&value, 1, MPI_INT64_T, rank, static_cast<MPI_Aint>(word * 8), 1, MPI_INT64_T, win_);
-    MPI_Win_flush(rank, win_);
-  }
-  std::int64_t read(int rank, std::int64_t word) {
-    std::int64_t value = 0;
-    MPI_Get(&value, 1, MPI_INT64_T, rank, static_cast<MPI_Aint>(word * 8), 1, MPI_INT64_T, win_);
-    MPI_Win_flush(rank, win_);
-    return value;
-  }
+  void write(int rank, std::int64_t word, std::int64_t value);
+  std::int64_t read(int rank, std::int64_t word);
 
   /// Answers every request not answered yet: this rank's generation if it is stuck, else 0.
   template <class Stuck, class Describe>
@@ -136,58 +120,11 @@ class mpi_deadlock_proof {
   }
 
   /// One step of this rank's two rounds of questions; throws when both came back stuck.
-  void ask() {
-    auto const now = std::chrono::steady_clock::now();
-    if (now - polled_ < poll_every) return;
-    polled_ = now;
-    if (round_ == 0 || now - posted_ > round_limit) return post(1);
-    std::vector<std::int64_t> answers(static_cast<std::size_t>(ranks_), 0);
-    for (int r = 0; r < ranks_; ++r) {
-      if (read(r, 0) > seq_ || read(r, 1) == seq_) {  // finished this launch
-        answers[static_cast<std::size_t>(r)] = -1;
-        continue;
-      }
-      if (read(r, token_word(rank_)) != token_) return;  // not answered yet
-      std::int64_t const g = read(r, generation_word(rank_));
-      if (g == not_stuck) return post(1);  // a rank computes: ask again later
-      answers[static_cast<std::size_t>(r)] = g;
-    }
-    if (round_ == 1) {
-      first_ = answers;
-      return post(2);
-    }
-    if (answers != first_) return post(1);  // something moved between the rounds
-    report(answers);
-  }
+  void ask();
 
-  void post(int round) {
-    round_ = round;
-    token_ = (seq_ << 24) + ++asked_;
-    posted_ = std::chrono::steady_clock::now();
-    for (int r = 0; r < ranks_; ++r) write(r, request_word(rank_), token_);
-  }
+  void post(int round);
 
-  [[noreturn]] void report(std::vector<std::int64_t> const& answers) {
-    std::string message = "pallas::deadlock (MPI, " + std::to_string(ranks_) +
-                          " chips): every chip's cores wait on semaphores (or poll them) that no chip can signal any "
-                          "more: ";
-    std::vector<char> text(static_cast<std::size_t>(text_bytes));
-    for (int r = 0; r < ranks_; ++r) {
-      if (r) message += "; ";
-      if (answers[static_cast<std::size_t>(r)] < 0) {
-        message += "chip " + std::to_string(r) + " has finished";
-        continue;
-      }
-      for (int c = 0; c < cores_; ++c) {
-        MPI_Get(text.data(), static_cast<int>(text_bytes), MPI_CHAR, r, text_at(c), static_cast<int>(text_bytes), MPI_CHAR,
-                win_);
-        MPI_Win_flush(r, win_);
-        text.back() = '\0';
-        message += (c ? "; " : "") + std::string(text.data());
-      }
-    }
-    fail<deadlock_error>(message);
-  }
+  [[noreturn]] void report(std::vector<std::int64_t> const& answers);
 
   MPI_Win win_ = MPI_WIN_NULL;
   int rank_, ranks_, cores_;
@@ -202,3 +139,7 @@ class mpi_deadlock_proof {
 }  // namespace pallas::detail
 
 #endif  // PALLAS_USE_MPI
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/runtime/mpi_deadlock.ipp>
+#endif

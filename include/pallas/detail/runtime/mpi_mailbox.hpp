@@ -18,6 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <pallas/config.hpp>
 #include <pallas/detail/runtime/mpi_api.hpp>
 #include <pallas/error.hpp>
 
@@ -44,56 +45,17 @@ class mpi_mailbox {
   void clear() { std::fill(memory_.begin(), memory_.end(), 0u); }
 
   /// Local core `from` adds `inc` to the semaphore at byte `offset` of core `core` of `rank`.
-  void add(int from, int rank, int core, std::int64_t offset, std::int32_t inc, MPI_Win win) {
-    std::int64_t const s = slot_of(offset, rank, core);
-    int const sender = rank_ * cores_ + from;
-    std::uint32_t& total = sent_[static_cast<std::size_t>(from)][(rank * cores_ + core) * slots + s];
-    total += static_cast<std::uint32_t>(inc);
-    MPI_Put(&total, 1, MPI_UINT32_T, rank, displacement(core, s, sender), 1, MPI_UINT32_T, win);
-    MPI_Win_flush(rank, win);  // after the copy's bytes (flushed before), before the sender goes on
-  }
+  void add(int from, int rank, int core, std::int64_t offset, std::int32_t inc, MPI_Win win);
 
   /// What other ranks signaled into local core `core`'s semaphore at byte `offset` since the
   /// last take (0 when nothing). The caller serializes takes.
-  std::int32_t take(int core, std::int64_t offset) {
-    std::int64_t const s = offset / static_cast<std::int64_t>(sizeof(std::int32_t));
-    if (s >= slots) return 0;
-    std::uint32_t got = 0;
-    std::size_t const first = index(core, s, 0);
-    for (int g = 0; g < senders_; ++g) {
-      std::uint32_t const now = std::atomic_ref<std::uint32_t>(memory_[first + static_cast<std::size_t>(g)])
-                                    .load(std::memory_order_acquire);
-      got += now - taken_[first + static_cast<std::size_t>(g)];
-      taken_[first + static_cast<std::size_t>(g)] = now;
-    }
-    return static_cast<std::int32_t>(got);
-  }
+  std::int32_t take(int core, std::int64_t offset);
 
   /// Whether any signal waits to be taken in the first `words` semaphore words of `core`.
-  bool pending(int core, std::int64_t words) const {
-    std::size_t const end = index(core, std::min(words, slots), 0);
-    for (std::size_t k = index(core, 0, 0); k < end; ++k)
-      if (std::atomic_ref<std::uint32_t>(memory_[k]).load(std::memory_order_acquire) != taken_[k]) return true;
-    return false;
-  }
+  bool pending(int core, std::int64_t words) const;
 
   /// "chip 1 core 0 semaphore at byte 64 holds 3; ...": what no wait took ("" when nothing).
-  std::string untaken() const {
-    std::string left;
-    for (int c = 0; c < cores_; ++c)
-      for (std::int64_t s = 0; s < slots; ++s) {
-        std::uint32_t held = 0;
-        for (int g = 0; g < senders_; ++g) {
-          std::size_t const k = index(c, s, g);
-          held += std::atomic_ref<std::uint32_t>(memory_[k]).load(std::memory_order_acquire) - taken_[k];
-        }
-        if (held != 0)
-          left += (left.empty() ? "" : "; ") + std::string("chip ") + std::to_string(rank_) + " core " +
-                  std::to_string(c) + " semaphore at byte " + std::to_string(s * 4) + " holds " +
-                  std::to_string(static_cast<std::int32_t>(held));
-      }
-    return left;
-  }
+  std::string untaken() const;
 
  private:
   std::size_t index(int core, std::int64_t s, int sender) const {
@@ -104,13 +66,7 @@ class mpi_mailbox {
   MPI_Aint displacement(int core, std::int64_t s, int sender) const {
     return static_cast<MPI_Aint>(index(core, s, sender) * sizeof(std::uint32_t));
   }
-  std::int64_t slot_of(std::int64_t offset, int rank, int core) const {
-    std::int64_t const s = offset / static_cast<std::int64_t>(sizeof(std::int32_t));
-    if (s >= slots)
-      fail("pallas (PALLAS_USE_MPI): a signal to the semaphore at byte ", offset, " of chip ", rank, " core ", core,
-           ": only the first ", slots, " semaphores of a core can be signaled from another rank");
-    return s;
-  }
+  std::int64_t slot_of(std::int64_t offset, int rank, int core) const;
 
   std::vector<std::uint32_t>& memory_;
   int rank_, cores_, senders_;
@@ -121,3 +77,7 @@ class mpi_mailbox {
 }  // namespace pallas::detail
 
 #endif  // PALLAS_USE_MPI
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/runtime/mpi_mailbox.ipp>
+#endif
