@@ -7,6 +7,8 @@
 #include <string>
 #include <utility>
 
+#include <pallas/config.hpp>
+
 namespace pallas {
 
 /// Base of every exception the library throws.
@@ -90,19 +92,7 @@ class scoped_error_context {
 };
 
 /// The current frames, innermost last: " (core 1, grid point (0, 3))", or "".
-[[gnu::cold]] inline std::string describe_error_context() {
-  if (!current_error_context) return {};
-  std::string parts[16];
-  int n = 0;
-  for (auto const* f = current_error_context; f && n < 16; f = f->outer) {
-    std::ostringstream out;
-    f->describe(out);
-    parts[n++] = out.str();
-  }
-  std::string joined = " (";
-  for (int k = n - 1; k >= 0; --k) joined += parts[k] + (k ? ", " : ")");
-  return joined;
-}
+[[gnu::cold]] std::string describe_error_context();
 
 /// Throws E (a pallas::error) whose message is the concatenated parts followed by the
 /// current error context.
@@ -113,3 +103,7 @@ template <class E = error, class... Parts>
 
 }  // namespace detail
 }  // namespace pallas
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/error.ipp>
+#endif

@@ -11,6 +11,8 @@
 
 #include <chrono>
 
+#include <pallas/config.hpp>
+
 namespace pallas::trace {
 
 /// One span of a core's timeline.
@@ -45,12 +47,7 @@ struct launch_info {
   std::int64_t cpu_ns = -1;  ///< the launching thread's CPU time over the launch (core 0 runs there)
 
   /// "#3 matmul (pl::pallas_call, 2 cores)".
-  [[gnu::cold]] std::string label() const {
-    std::string s = "#" + std::to_string(id) + " " + name;
-    if (who != name) s += " (" + who + ", " + std::to_string(num_cores) + (num_cores == 1 ? " core)" : " cores)");
-    else s += " (" + std::to_string(num_cores) + (num_cores == 1 ? " core)" : " cores)");
-    return s;
-  }
+  [[gnu::cold]] std::string label() const;
 };
 
 }  // namespace pallas::trace
@@ -77,3 +74,7 @@ inline std::int64_t cpu_since(std::int64_t cpu_begin) {
 }
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/trace/event.ipp>
+#endif
