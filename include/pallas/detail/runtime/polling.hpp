@@ -15,8 +15,11 @@
 
 #include <pallas/config.hpp>
 #include <pallas/detail/checked/checked_access.hpp>
+#include <pallas/detail/runtime/chip_set.hpp>
 #include <pallas/detail/runtime/core.hpp>
 #include <pallas/detail/runtime/deadlock.hpp>
+#include <pallas/detail/runtime/launch.hpp>
+#include <pallas/detail/runtime/random_order.hpp>
 
 namespace pallas::detail {
 

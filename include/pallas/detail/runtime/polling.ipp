@@ -5,10 +5,6 @@
 
 #include <pallas/detail/runtime/polling.hpp>
 
-#include <pallas/detail/runtime/chip_set.hpp>
-#include <pallas/detail/runtime/launch.hpp>
-#include <pallas/detail/runtime/random_order.hpp>
-
 namespace pallas::detail {
 
 PALLAS_DECL void note_semaphore_read(core_state& core, std::atomic<std::int32_t> const& cell, std::int32_t value,
