@@ -29,6 +29,7 @@
 
 namespace pallas::detail {
 
+struct core_state;
 class dma_thread;
 
 /// A copy published to the DMA thread: its chunks are claimed by whoever gets there first.
@@ -57,17 +58,13 @@ class dma_engine {
 
   // The operations (dma_engine_ops.hpp). `core` is the core that owns this engine.
   void reset(dma_order_policy order, std::uint64_t core_seed, dma_thread* thread, std::int64_t thread_min_bytes);
-  template <class Core>
-  void start(Core& core, dma_task task, place where);
-  template <class Core>
-  void wait(Core& core, std::atomic<std::int32_t>& cell, std::int32_t value, char const* who, place where);
-  template <class Core>
-  void finish(Core& core);
+  void start(core_state& core, dma_task task, place where);
+  void wait(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value, char const* who, place where);
+  void finish(core_state& core);
   /// A copy that completes before the caller goes on (sync_copy): moved now, on the core.
   /// `serialize`, if given, is held while the bytes move, and only then: a core waiting
   /// for its turn in the random order must hold no lock another core needs.
-  template <class Core>
-  void copy_now(Core& core, dma_task task, place where, std::mutex* serialize = nullptr);
+  void copy_now(core_state& core, dma_task task, place where, std::mutex* serialize = nullptr);
   /// Lets no copy of this engine run on the DMA thread any more (before its memory goes).
   void quiesce();
   /// The DMA thread's part: claims and moves the chunks of the oldest published copy with
@@ -87,14 +84,10 @@ class dma_engine {
   bool uses_thread() const noexcept { return thread_ != nullptr; }
 
  private:
-  template <class Core>
-  bool run_queued_for(Core& core, std::atomic<std::int32_t> const* cell, place where);
-  template <class Core>
-  void maybe_complete_early(Core& core, place where);
-  template <class Core>
-  void run_now(Core& core, dma_task const& task, place where);
-  template <class Core>
-  void run_queued_at(Core& core, std::size_t k, place where);
+  bool run_queued_for(core_state& core, std::atomic<std::int32_t> const* cell, place where);
+  void maybe_complete_early(core_state& core, place where);
+  void run_now(core_state& core, dma_task const& task, place where);
+  void run_queued_at(core_state& core, std::size_t k, place where);
   bool help(std::atomic<std::int32_t> const* cell);
   shared_copy* in_flight_for(std::atomic<std::int32_t> const* cell);
   void claim_chunks(shared_copy& c, bool by_thread);

@@ -14,14 +14,8 @@
 #include <stop_token>
 #include <thread>
 
+#include <pallas/config.hpp>
 #include <pallas/detail/runtime/dma_engine.hpp>
-#include <pallas/detail/runtime/spin_wait.hpp>
-#include <pallas/error.hpp>
-
-#if defined(__linux__)
-#  include <pthread.h>
-#  include <sched.h>
-#endif
 
 namespace pallas::detail {
 
@@ -50,15 +44,7 @@ struct dma_thread_health {
     return std::min(last * 4, longest_window);
   }
 
-  static void note_wait(std::chrono::steady_clock::duration waited) noexcept {
-    if (waited < starved_wait) return;
-    auto const now = std::chrono::steady_clock::now().time_since_epoch();
-    auto const last_end = std::chrono::steady_clock::duration(starved_until_.load(std::memory_order_relaxed));
-    if (now < last_end) return;  // already starved: a wait that began before the window
-    auto const window = next_window(std::chrono::milliseconds(window_.load(std::memory_order_relaxed)), now - last_end);
-    window_.store(window.count(), std::memory_order_relaxed);
-    starved_until_.store((now + window).count(), std::memory_order_relaxed);
-  }
+  static void note_wait(std::chrono::steady_clock::duration waited) noexcept;
   static bool starved() noexcept {
     return std::chrono::steady_clock::now().time_since_epoch().count() <
            starved_until_.load(std::memory_order_relaxed);
@@ -73,32 +59,14 @@ class dma_thread {
  public:
   static constexpr int max_engines = 256;
 
-  dma_thread() {
-    thread_ = std::jthread([this](std::stop_token stop) { serve(stop); });
-#if defined(__linux__)
-    sched_param param{};
-    param.sched_priority = 0;
-    pthread_setschedparam(thread_.native_handle(), SCHED_IDLE, &param);  // best effort
-#endif
-  }
-  ~dma_thread() {
-    thread_.request_stop();
-    wake();
-  }
+  dma_thread();
+  ~dma_thread();
   dma_thread(dma_thread const&) = delete;
   dma_thread& operator=(dma_thread const&) = delete;
 
   /// Serves `engine` (core `core_index`'s) in `slot` from now on. The device gives every
   /// core of its core sets its own slot, since several sets may launch at once.
-  void attach(int slot, int core_index, dma_engine* engine) {
-    if (slot < 0 || slot >= max_engines)
-      fail("pallas::kernel: the DMA thread serves at most ", max_engines, " cores, slot ", slot, " asked");
-    core_of_[static_cast<std::size_t>(slot)].store(core_index, std::memory_order_relaxed);
-    engines_[static_cast<std::size_t>(slot)].store(engine, std::memory_order_release);
-    int count = count_.load(std::memory_order_relaxed);
-    while (count < slot + 1 && !count_.compare_exchange_weak(count, slot + 1, std::memory_order_acq_rel)) {
-    }
-  }
+  void attach(int slot, int core_index, dma_engine* engine);
 
   /// There is new work: wakes the thread if it is parked (a futex wake costs 10-60 us here,
   /// so a running thread is not woken).
@@ -108,41 +76,9 @@ class dma_thread {
   }
 
  private:
-  bool any_work() const noexcept {
-    int const n = count_.load(std::memory_order_acquire);
-    for (int k = 0; k < n; ++k) {
-      dma_engine const* e = engines_[static_cast<std::size_t>(k)].load(std::memory_order_acquire);
-      if (e && e->claimable()) return true;
-    }
-    return false;
-  }
+  bool any_work() const noexcept;
 
-  void serve(std::stop_token const& stop) {
-    for (;;) {
-      if (stop.stop_requested()) return;
-      bool worked = false;
-      int const n = count_.load(std::memory_order_acquire);
-      for (int k = 0; k < n; ++k) {
-        dma_engine* e = engines_[static_cast<std::size_t>(k)].load(std::memory_order_acquire);
-        if (e && e->claimable())
-          worked |= e->serve(core_of_[static_cast<std::size_t>(k)].load(std::memory_order_relaxed));
-      }
-      if (worked) continue;
-      // Idle: spin a little (a pipeline publishes its next fetch within a step), then park.
-      std::uint32_t const seen = epoch_.load(std::memory_order_seq_cst);
-      auto const deadline = std::chrono::steady_clock::now() + spin_budget;
-      bool found = false;
-      for (int k = 1; !found; ++k) {
-        cpu_relax();
-        found = any_work() || epoch_.load(std::memory_order_relaxed) != seen || stop.stop_requested();
-        if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
-      }
-      if (found) continue;
-      parked_.store(true, std::memory_order_seq_cst);
-      if (!any_work() && !stop.stop_requested()) epoch_.wait(seen, std::memory_order_seq_cst);
-      parked_.store(false, std::memory_order_seq_cst);
-    }
-  }
+  void serve(std::stop_token const& stop);
 
   std::array<std::atomic<dma_engine*>, max_engines> engines_{};
   std::array<std::atomic<int>, max_engines> core_of_{};  ///< the core index of each slot (tracing)
@@ -153,3 +89,7 @@ class dma_thread {
 };
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/runtime/dma_thread.ipp>
+#endif

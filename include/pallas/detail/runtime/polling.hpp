@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include <pallas/config.hpp>
 #include <pallas/detail/checked/checked_access.hpp>
 #include <pallas/detail/runtime/chip_set.hpp>
 #include <pallas/detail/runtime/core.hpp>
@@ -33,31 +34,11 @@ inline void end_polling(core_state& core) noexcept {
 }
 
 /// Notes that the core read `value` from `cell` at `where`; may throw pallas::deadlock_error.
-inline void note_semaphore_read(core_state& core, std::atomic<std::int32_t> const& cell, std::int32_t value,
-                                place where) {
-  semaphore_poll& p = core.poll;
-  if (p.cell != &cell || p.value != value) {
-    end_polling(core);
-    p.cell = &cell;
-    p.value = value;
-    p.stalled_since = {};
-    return;
-  }
-  if (++p.reads < polls_before_waiting) return;
-  launch_state& launch = *core.launch;
-  if (launch.interleave.active()) {  // the cores take turns: a core that can run gets the token
-    p.reads = 0;
-    enter_wait(core, p.watch, &cell, value, polling_who, where);
-    bool const someone_ran = interleave_block(core);
-    leave_wait(core, p.watch);
-    if (!someone_ran) report_deadlock(launch);
-    return;
-  }
-  enter_wait(core, p.watch, &cell, value, polling_who, where);
-  poll_wait(core, p.watch, [&] {  // over MPI another rank may still signal it: never proven stuck
-    return cell.load(std::memory_order_acquire) == value && !chips_elsewhere(launch);
-  });
-  if (launch.chips) stalled_remote(core, p.stalled_since);
-}
+PALLAS_DECL void note_semaphore_read(core_state& core, std::atomic<std::int32_t> const& cell, std::int32_t value,
+                                     place where);
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/runtime/polling.ipp>
+#endif

@@ -4,14 +4,14 @@
 // the futex (a wake costs 10-60 us). Spinning is skipped when there are more runnable
 // threads than CPUs, since the thread being waited for may then have no CPU.
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <thread>
 
+#include <pallas/config.hpp>
+
 #if defined(__x86_64__) || defined(__i386__)
-#  include <immintrin.h>
+#  include <emmintrin.h>  // _mm_pause
 #endif
 
 namespace pallas::detail {
@@ -35,18 +35,10 @@ inline constexpr std::chrono::microseconds idle_core_spin_budget{200};
 
 /// The processes of this program that share the machine's CPUs: the ranks of an MPI job on
 /// this node (Open MPI's and MPICH's launchers say how many), else 1.
-inline unsigned processes_on_this_machine() noexcept {
-  for (char const* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
-    if (char const* env = std::getenv(name); env && std::atoi(env) > 0) return static_cast<unsigned>(std::atoi(env));
-  return 1;
-}
+PALLAS_DECL unsigned processes_on_this_machine() noexcept;
 
 /// Whether `threads` busy threads in every such process fit on this machine's CPUs.
-inline bool spinning_pays(int threads) noexcept {
-  static unsigned const cpus = std::max(1u, std::thread::hardware_concurrency());
-  static unsigned const processes = processes_on_this_machine();
-  return static_cast<unsigned>(threads) * processes <= cpus;
-}
+PALLAS_DECL bool spinning_pays(int threads) noexcept;
 
 /// Whether a CPU is left over beyond `threads` busy threads in every such process (room
 /// for a DMA thread: 4 MPI ranks of one core each on 2 CPUs have none).
@@ -77,3 +69,7 @@ T wait_for_change(std::atomic<T> const& value, T old, bool spin) noexcept {
 }
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/runtime/spin_wait.ipp>
+#endif
