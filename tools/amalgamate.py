@@ -4,7 +4,9 @@
 Every `#include <pallas/...>` and `#include "..."` of the project's own headers is
 replaced by the header's text, the first time it is seen (later includes of the same
 header are dropped); `#pragma once` and SPDX licence lines of the inlined headers are
-removed, and one of each is put at the top (the SPDX line first). Standard and
+removed, and one of each is put at the top (the SPDX line first). The runtime's definitions
+(the `.ipp` files a header includes under `#if PALLAS_DEFINE_RUNTIME`, see config.hpp) go
+last, in one such block, so that every header is whole whichever way it is compiled. Standard and
 third-party includes stay as they are. The output depends only on the headers (no
 dates, no absolute paths), so it can be committed and diffed.
 
@@ -30,6 +32,7 @@ SPDX_LINE = "// SPDX-License-Identifier: Apache-2.0"
 SPDX_RE = re.compile(r"^\s*//\s*SPDX-License-Identifier:")
 COND_OPEN_RE = re.compile(r"^\s*#\s*if(n?def)?\b")
 COND_CLOSE_RE = re.compile(r"^\s*#\s*endif\b")
+RUNTIME_IF = "#if PALLAS_DEFINE_RUNTIME"
 
 BANNER = SPDX_LINE + """
 // pallas-cpp {version}: the JAX Pallas TPU kernel model as a header-only C++20 library.
@@ -77,13 +80,33 @@ def amalgamate():
     seen = set()
     out = []
     warnings = []
+    definitions = []  # the .ipp files, in the order their headers include them
+
+    def deferred_definition(lines, index, path):
+        """The .ipp of a `#if PALLAS_DEFINE_RUNTIME / #include <x.ipp> / #endif` at lines[index]."""
+        if lines[index].strip() != RUNTIME_IF or index + 2 >= len(lines):
+            return None
+        match = INCLUDE_RE.match(lines[index + 1])
+        if not match or not COND_CLOSE_RE.match(lines[index + 2]) or not match.group(2).endswith(".ipp"):
+            return None
+        return resolve(match.group(1), match.group(2), path)
 
     def inline(path):
         seen.add(path)
         out.append(f"// ---- begin {display(path)} ----\n")
         depth = 0
         lines = path.read_text(encoding="utf-8").splitlines()
+        skip = 0
         for number, line in enumerate(lines, start=1):
+            if skip:
+                skip -= 1
+                continue
+            definition = deferred_definition(lines, number - 1, path)
+            if definition is not None:
+                if definition not in definitions:
+                    definitions.append(definition)
+                skip = 2
+                continue
             if PRAGMA_ONCE_RE.match(line):
                 continue
             if SPDX_RE.match(line):
@@ -111,6 +134,11 @@ def amalgamate():
     if not ENTRY.is_file():
         raise AmalgamateError(f"{ENTRY.relative_to(ROOT)} does not exist")
     inline(ENTRY.resolve())
+    out.append("\n" + RUNTIME_IF + "  // the runtime's definitions (config.hpp)\n")
+    for definition in definitions:  # an .ipp may add headers, and their .ipp files, as it goes
+        if definition not in seen:
+            inline(definition)
+    out.append("#endif  // PALLAS_DEFINE_RUNTIME\n")
     text = BANNER.format(version=project_version()) + "\n#pragma once\n\n" + "".join(out)
     return text, warnings
 

@@ -36,6 +36,16 @@
 //   PALLAS_WARN_NO_EIGEN   defined: a `#pragma message` when PALLAS_USE_EIGEN defaulted to
 //                          0 (off by default, so that -Werror builds stay clean; clang
 //                          reports it as a warning, g++ as a note).
+//   PALLAS_SEPARATE_COMPILATION
+//                          defined: the runtime (launches, cores, the DMA engine, checked
+//                          mode's bookkeeping, the trace and reports) is declared by the
+//                          headers and compiled once, in the translation unit that defines
+//                          PALLAS_RUNTIME_SOURCE before including <pallas/pallas.hpp>
+//                          (src/pallas_runtime.cpp; CMake: link pallas::runtime). Kernel
+//                          translation units then neither parse nor optimize it. Every
+//                          translation unit of the program, the runtime's included, must be
+//                          built with the same PALLAS_CHECKED and PALLAS_USE_MPI: a mismatch
+//                          is a link error naming the runtime's settings.
 
 #ifndef PALLAS_CHECKED
 #  ifdef NDEBUG
@@ -43,6 +53,21 @@
 #  else
 #    define PALLAS_CHECKED 1
 #  endif
+#endif
+
+// PALLAS_DECL marks a function the runtime defines out of line (in a .ipp beside its
+// header): `inline` when every translation unit defines it (header-only), nothing when one
+// does. PALLAS_DEFINE_RUNTIME is 1 in the translation units that include the definitions.
+#if defined(PALLAS_SEPARATE_COMPILATION)
+#  define PALLAS_DECL
+#  if defined(PALLAS_RUNTIME_SOURCE)
+#    define PALLAS_DEFINE_RUNTIME 1
+#  else
+#    define PALLAS_DEFINE_RUNTIME 0
+#  endif
+#else
+#  define PALLAS_DECL inline
+#  define PALLAS_DEFINE_RUNTIME 1
 #endif
 
 namespace pallas {
@@ -59,6 +84,7 @@ inline constexpr bool checked_mode = PALLAS_CHECKED != 0;
 #include <stdexcept>
 #include <string>
 #include <utility>
+
 
 namespace pallas {
 
@@ -143,19 +169,7 @@ class scoped_error_context {
 };
 
 /// The current frames, innermost last: " (core 1, grid point (0, 3))", or "".
-[[gnu::cold]] inline std::string describe_error_context() {
-  if (!current_error_context) return {};
-  std::string parts[16];
-  int n = 0;
-  for (auto const* f = current_error_context; f && n < 16; f = f->outer) {
-    std::ostringstream out;
-    f->describe(out);
-    parts[n++] = out.str();
-  }
-  std::string joined = " (";
-  for (int k = n - 1; k >= 0; --k) joined += parts[k] + (k ? ", " : ")");
-  return joined;
-}
+[[gnu::cold]] std::string describe_error_context();
 
 /// Throws E (a pallas::error) whose message is the concatenated parts followed by the
 /// current error context.
@@ -166,6 +180,7 @@ template <class E = error, class... Parts>
 
 }  // namespace detail
 }  // namespace pallas
+
 // ---- end pallas/error.hpp ----
 // ---- begin pallas/shape.hpp ----
 // Shapes with static and run-time extents (the std::mdspan model: only the run-time
@@ -653,13 +668,7 @@ struct place {
   }
   constexpr bool known() const noexcept { return file != nullptr; }
   /// The file's name without its directories.
-  char const* file_name() const noexcept {
-    if (!file) return "?";
-    char const* base = file;
-    for (char const* p = file; *p; ++p)
-      if (*p == '/' || *p == '\\') base = p + 1;
-    return base;
-  }
+  char const* file_name() const noexcept;
 };
 
 /// The bytes a strided view covers: `runs` contiguous runs of `run` bytes each, one per
@@ -697,84 +706,16 @@ struct region {
 
   /// A view of `rank_in` dimensions (extents and strides in elements).
   static region strided(void const* p, int rank_in, std::int64_t const* ext, std::int64_t const* str,
-                        std::int64_t element_bytes) noexcept {
-    region r;
-    r.base = static_cast<std::byte const*>(p);
-    r.lo = r.hi = r.base;
-    std::int64_t e[max_rank]{}, s[max_rank]{};
-    int n = 0;
-    for (int d = 0; d < rank_in && d < max_rank; ++d) {
-      if (ext[d] == 0) return r;  // no element at all
-      if (ext[d] == 1) continue;
-      e[n] = ext[d];
-      s[n] = str[d] * element_bytes;
-      ++n;
-    }
-    // The innermost dimensions that are contiguous merge into one run.
-    r.run = element_bytes;
-    while (n > 0 && s[n - 1] == r.run) {
-      r.run *= e[n - 1];
-      --n;
-    }
-    r.rank = n;
-    std::int64_t span = r.run;  // bytes from the first byte to the end of the last run
-    for (int d = n; d-- > 0;) {
-      r.extents[d] = e[d];
-      r.strides[d] = s[d];
-      if (s[d] < span) r.ordered = false;  // runs of dimension d interleave or overlap
-      span += (e[d] - 1) * s[d];
-    }
-    r.hi = r.base + span;
-    return r;
-  }
+                        std::int64_t element_bytes) noexcept;
 
   /// Where run `k` (row-major over the outer dimensions) starts.
-  std::byte const* run_start(std::int64_t k) const noexcept {
-    std::int64_t off = 0;
-    for (int d = rank; d-- > 0;) {
-      off += (k % extents[d]) * strides[d];
-      k /= extents[d];
-    }
-    return base + off;
-  }
+  std::byte const* run_start(std::int64_t k) const noexcept;
 
   /// Whether some byte of [a, b) belongs to the region.
-  bool intersects(std::byte const* a, std::byte const* b) const noexcept {
-    if (a >= b || empty() || b <= lo || a >= hi) return false;
-    if (rank == 0) return true;
-    std::int64_t const n = runs();
-    if (ordered) {
-      // The last run starting at or before a, then the one after it.
-      std::int64_t lo_k = -1, hi_k = n;  // run_start(lo_k) <= a < run_start(hi_k)
-      while (hi_k - lo_k > 1) {
-        std::int64_t const mid = lo_k + (hi_k - lo_k) / 2;
-        if (run_start(mid) <= a)
-          lo_k = mid;
-        else
-          hi_k = mid;
-      }
-      if (lo_k >= 0 && run_start(lo_k) + run > a) return true;
-      return hi_k < n && run_start(hi_k) < b;
-    }
-    for (std::int64_t k = 0; k < n; ++k) {
-      std::byte const* s = run_start(k);
-      if (s < b && s + run > a) return true;
-    }
-    return false;
-  }
+  bool intersects(std::byte const* a, std::byte const* b) const noexcept;
 
   /// Whether the two regions share a byte.
-  bool intersects(region const& other) const noexcept {
-    if (empty() || other.empty() || other.hi <= lo || other.lo >= hi) return false;
-    region const& few = runs() <= other.runs() ? *this : other;
-    region const& many = &few == this ? other : *this;
-    std::int64_t const n = few.runs();
-    for (std::int64_t k = 0; k < n; ++k) {
-      std::byte const* s = few.rank == 0 ? few.base : few.run_start(k);
-      if (many.intersects(s, s + few.run)) return true;
-    }
-    return false;
-  }
+  bool intersects(region const& other) const noexcept;
 };
 
 /// The region of a pl::Ref (any type with data(), rank(), extent(r), stride(r)).
@@ -882,6 +823,7 @@ void check_ref_access(R const& ref, bool is_write, char const* what, place where
 }
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/checked/checked_access.hpp ----
 
 namespace pallas {
@@ -5827,18 +5769,6 @@ using batch_of_t = boost::mp11::mp_eval_if<
 #    endif
 #  endif
 #endif
-#if PALLAS_USE_EIGEN
-// g++ 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's GEMM
-// is inlined at -O3 -march=native; the warning is a false positive.
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic push
-#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#  endif
-#  include <Eigen/Core>
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic pop
-#  endif
-#endif
 
 namespace pallas::detail {
 
@@ -5848,85 +5778,19 @@ struct matrix_view {
   index_t batch_stride, row_stride, col_stride;
 };
 
-#if PALLAS_USE_EIGEN
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic push
-#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#  endif
-/// Row-major C (m x n) = / += / -= row-major A (m x k) * B (k x n) in storage order
-/// BOrder, for mode 0, 1, -1. Two instantiations, not four: each order pair is another GEMM
-/// for the compiler (about 0.5 s of g++ -O2 CPU time each). B comes in both orders (the
-/// x @ y.T of attention kernels is a column-major B: copying it would cost a strided
-/// transpose per call); gemm_f32 copies the rarer column-major A.
-template <int BOrder, class Float>
-void eigen_gemm(Float* c, index_t ldc, Float const* a, index_t lda, Float const* b, index_t ldb,
-                index_t m, index_t n, index_t k, int mode) {
-  using M = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  using MB = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
-  Eigen::Map<M const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
-  Eigen::Map<MB const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
-  Eigen::Map<M, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
-  if (mode == 0)
-    C.noalias() = A * B;
-  else if (mode > 0)
-    C.noalias() += A * B;
-  else
-    C.noalias() -= A * B;
-}
-#  if defined(__GNUC__) && !defined(__clang__)
-#    pragma GCC diagnostic pop
-#  endif
-#endif
-
-/// The rows x cols matrix `v` copied row-major (contiguous) into `tile`.
-inline float const* row_major_copy(matrix_view const& v, index_t rows, index_t cols, std::vector<float>& tile) {
-  tile.resize(static_cast<std::size_t>(rows * cols));
-  for (index_t i = 0; i < rows; ++i)
-    for (index_t j = 0; j < cols; ++j)
-      tile[static_cast<std::size_t>(i * cols + j)] = v.data[i * v.row_stride + j * v.col_stride];
-  return tile.data();
-}
-
 /// C (m x n, row stride ldc, unit column stride) = / += / -= A (m x k) * B (k x n), for
 /// mode 0, 1, -1. A and B have a unit stride along one of their dimensions. A template on
 /// the (float) element type, so that a translation unit which never calls pl::dot on floats
-/// does not instantiate and compile Eigen's GEMM (about a second of every build).
+/// does not instantiate and compile Eigen's GEMM (about a second of every build); under
+/// separate compilation only the runtime's translation unit compiles it (and includes Eigen).
 template <class Float>
   requires std::is_same_v<Float, float>
 void gemm_f32(Float* c, index_t ldc, matrix_view const& a, matrix_view const& b, index_t m,
-              index_t n, index_t k, int mode) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (mode == 0)
-      for (index_t i = 0; i < m; ++i)
-        for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
-    return;
-  }
-#if PALLAS_USE_EIGEN
-  // A column-major A is copied into a tile of this call: O(m k) against the GEMM's O(m n k).
-  // Not a thread_local: its destructor registration outlives the threads of a forked
-  // parent, which LeakSanitizer then reports in the child (fork_test).
-  std::vector<Float> a_tile;
-  Float const* const ra = a.col_stride == 1 ? a.data : row_major_copy(a, m, k, a_tile);
-  index_t const lda = a.col_stride == 1 ? a.row_stride : k;
-  if (b.col_stride == 1)
-    eigen_gemm<Eigen::RowMajor>(c, ldc, ra, lda, b.data, b.row_stride, m, n, k, mode);
-  else
-    eigen_gemm<Eigen::ColMajor>(c, ldc, ra, lda, b.data, b.col_stride, m, n, k, mode);
-#else
-  if (mode == 0)
-    for (index_t i = 0; i < m; ++i)
-      for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
-  for (index_t i = 0; i < m; ++i) {
-    float* crow = c + i * ldc;
-    for (index_t p = 0; p < k; ++p) {
-      float const x = a.data[i * a.row_stride + p * a.col_stride] * static_cast<float>(mode >= 0 ? 1 : -1);
-      float const* brow = b.data + p * b.row_stride;
-      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j * b.col_stride];
-    }
-  }
+              index_t n, index_t k, int mode);
+#if defined(PALLAS_SEPARATE_COMPILATION)
+extern template void gemm_f32<float>(float*, index_t, matrix_view const&, matrix_view const&, index_t, index_t,
+                                     index_t, int);
 #endif
-}
 
 /// Integer GEMM in wrapping uint32 arithmetic: C (contiguous) = A * B.
 inline void gemm_u32(std::uint32_t* c, std::uint32_t const* a, std::uint32_t const* b, index_t m,
@@ -5943,6 +5807,7 @@ inline void gemm_u32(std::uint32_t* c, std::uint32_t const* a, std::uint32_t con
 }
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/gemm.hpp ----
 // ---- begin pallas/detail/runtime/cost_counters.hpp ----
 // The cost report's counters (tpu/cost_report.hpp): per core, plain integers that only the
@@ -6525,7 +6390,6 @@ inline when_t when(bool condition) { return {condition}; }
 // until a wait needs one (on either chip), or moves them at start under the eager order;
 // another backend (one process per chip) would implement the same three operations.
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -6565,12 +6429,10 @@ inline when_t when(bool condition) { return {condition}; }
 // the copy retires, and of the destination taken when the bytes move, and by a poisoned
 // destination that must still be poisoned when the bytes move (region_snapshot.hpp).
 
-#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -6581,7 +6443,6 @@ inline when_t when(bool condition) { return {condition}; }
 
 #include <cstddef>
 #include <cstdint>
-#include <sstream>
 #include <string>
 
 
@@ -6603,19 +6464,11 @@ struct memory_map {
   bool is_local(void const* p) const noexcept { return space_of(p) != memory_space::hbm; }
 
   /// "VMEM+4096" / "SMEM+0" / "HBM 0x7f12..."
-  std::string address(void const* p) const {
-    auto const* b = static_cast<std::byte const*>(p);
-    std::ostringstream out;
-    switch (space_of(p)) {
-      case memory_space::vmem: out << "VMEM+" << (b - vmem); break;
-      case memory_space::smem: out << "SMEM+" << (b - smem); break;
-      default: out << "HBM " << p; break;
-    }
-    return out.str();
-  }
+  std::string address(void const* p) const;
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/checked/memory_map.hpp ----
 // ---- begin pallas/detail/checked/race_detector.hpp ----
 // Checked mode's happens-before race detector across the cores of a launch (Pallas
@@ -6642,10 +6495,8 @@ struct memory_map {
 
 #include <atomic>
 #include <cstdint>
-#include <iostream>
 #include <mutex>
 #include <set>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -6696,56 +6547,17 @@ class access_shadow {
   }
 
   /// Stamps [a, b) with this core's access at `epoch`.
-  void record(std::uintptr_t a, std::uintptr_t b, bool is_write, std::uint64_t epoch, access_site const& site) {
-    if (a >= b) return;
-    split_at(a);
-    split_at(b);
-    auto stamp = [&](shadow_segment& s) {
-      if (is_write) {
-        s.write_epoch = epoch;
-        s.write_site = site;
-      } else {
-        s.read_epoch = epoch;
-        s.read_site = site;
-      }
-    };
-    auto fresh = [&](std::uintptr_t hi) {
-      shadow_segment s;
-      s.hi = hi;
-      stamp(s);
-      return s;
-    };
-    std::uintptr_t cursor = a;
-    auto it = segments_.lower_bound(a);
-    while (cursor < b) {
-      if (it == segments_.end() || it->first >= b) {
-        segments_.emplace_hint(it, cursor, fresh(b));
-        return;
-      }
-      if (it->first > cursor) segments_.emplace_hint(it, cursor, fresh(it->first));
-      stamp(it->second);
-      cursor = it->second.hi;
-      ++it;
-    }
-  }
+  void record(std::uintptr_t a, std::uintptr_t b, bool is_write, std::uint64_t epoch, access_site const& site);
 
  private:
   /// Makes `x` a segment boundary (if a segment straddles it).
-  void split_at(std::uintptr_t x) {
-    auto it = segments_.upper_bound(x);
-    if (it == segments_.begin()) return;
-    --it;
-    if (it->first < x && it->second.hi > x) {
-      shadow_segment right = it->second;
-      it->second.hi = x;
-      segments_.emplace_hint(std::next(it), x, right);
-    }
-  }
+  void split_at(std::uintptr_t x);
 
   std::map<std::uintptr_t, shadow_segment> segments_;
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/checked/access_shadow.hpp ----
 // ---- begin pallas/detail/checked/vector_clock.hpp ----
 // A vector clock over the cores of one launch: entry c counts core c's synchronisation
@@ -6754,10 +6566,10 @@ class access_shadow {
 // is not covered by what it released. Event a happens before b when a's epoch on its core
 // is <= b's clock entry for that core.
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
 
 namespace pallas::detail {
 
@@ -6767,7 +6579,7 @@ class vector_clock {
   explicit vector_clock(int cores) : t_(static_cast<std::size_t>(cores), 0) {}
 
   /// All zero: nothing of any core is known.
-  void reset(int cores) { t_.assign(static_cast<std::size_t>(cores), 0); }
+  void reset(int cores);
 
   std::uint64_t operator[](int core) const noexcept { return t_[static_cast<std::size_t>(core)]; }
   void set(int core, std::uint64_t epoch) noexcept { t_[static_cast<std::size_t>(core)] = epoch; }
@@ -6775,16 +6587,14 @@ class vector_clock {
   int size() const noexcept { return static_cast<int>(t_.size()); }
 
   /// Entry-wise maximum: afterwards this clock knows everything `other` knew.
-  void join(vector_clock const& other) noexcept {
-    if (t_.size() < other.t_.size()) t_.resize(other.t_.size(), 0);
-    for (std::size_t k = 0; k < other.t_.size(); ++k) t_[k] = std::max(t_[k], other.t_[k]);
-  }
+  void join(vector_clock const& other) noexcept;
 
  private:
   std::vector<std::uint64_t> t_;
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/checked/vector_clock.hpp ----
 // ---- begin pallas/detail/runtime/dma_order.hpp ----
 // When a launch's started copies move their bytes (the policy behind
@@ -6827,152 +6637,47 @@ struct launch_conventions {
 namespace pallas::detail {
 
 /// Whether the last launch that detected races found one (pltpu::races_found()).
-inline std::atomic<bool>& races_found_flag() {
-  static std::atomic<bool> flag{false};
-  return flag;
-}
+std::atomic<bool>& races_found_flag();
 
 /// Sites already reported (a race is printed once per pair of sites per process).
 struct reported_races {
   std::mutex mutex;
   std::set<std::string> keys;
-  static reported_races& instance() {
-    static reported_races* const r = new reported_races;  // never destroyed: launches may run at exit
-    return *r;
-  }
+  static reported_races& instance();
 };
 
 class race_detector {
  public:
   /// Forgets everything (the start of a launch on `cores` cores).
-  void reset(int cores, race_policy policy) {
-    std::lock_guard lock(mutex_);
-    policy_ = policy;
-    clocks_.assign(static_cast<std::size_t>(cores), vector_clock(cores));
-    for (int c = 0; c < cores; ++c) clocks_[static_cast<std::size_t>(c)].set(c, 1);
-    shadows_.assign(static_cast<std::size_t>(cores), access_shadow{});
-    semaphores_.clear();
-    memories_.assign(static_cast<std::size_t>(cores), memory_map{});
-    found_ = false;
-    cores_per_chip_ = 0;
-  }
+  void reset(int cores, race_policy policy);
 
   /// Core `core`'s VMEM and SMEM (reports name them rather than calling them HBM).
-  void name_memory(int core, memory_map const& mem) {
-    std::lock_guard lock(mutex_);
-    memories_[static_cast<std::size_t>(core)] = mem;
-  }
+  void name_memory(int core, memory_map const& mem);
 
   /// A launch on several chips: reports name `chip c core k` (chip_set.hpp's numbering).
-  void name_chips(int cores_per_chip) {
-    std::lock_guard lock(mutex_);
-    cores_per_chip_ = cores_per_chip;
-  }
+  void name_chips(int cores_per_chip);
 
   race_policy policy() const noexcept { return policy_; }
-  bool found() const {
-    std::lock_guard lock(mutex_);
-    return found_;
-  }
+  bool found() const;
 
   /// Core `core` signals `cell` (a semaphore count, or a copy's DMA semaphore).
-  void release(int core, void const* cell) {
-    std::lock_guard lock(mutex_);
-    vector_clock& mine = clocks_[static_cast<std::size_t>(core)];
-    semaphores_[cell].join(mine);
-    mine.tick(core);
-  }
+  void release(int core, void const* cell);
 
   /// A wait of core `core` on `cell` returned.
-  void acquire(int core, void const* cell) {
-    std::lock_guard lock(mutex_);
-    auto it = semaphores_.find(cell);
-    if (it != semaphores_.end()) clocks_[static_cast<std::size_t>(core)].join(it->second);
-  }
+  void acquire(int core, void const* cell);
 
   /// Core `core` accesses the bytes of `r` (shared memory). Reports or throws on a race.
-  void access(int core, region const& r, bool is_write, access_site const& site) {
-    std::string message;
-    {
-      std::lock_guard lock(mutex_);
-      message = access_locked(core, r, is_write, site);
-    }
-    if (!message.empty()) fail<race_error>(message);
-  }
+  void access(int core, region const& r, bool is_write, access_site const& site);
 
  private:
   /// Checks, then records, one access; returns the message to throw ("" if none).
-  std::string access_locked(int core, region const& r, bool is_write, access_site const& site) {
-    if (r.empty()) return {};
-    vector_clock const& mine = clocks_[static_cast<std::size_t>(core)];
-    std::uint64_t const epoch = mine[core];
-    access_shadow& own = shadows_[static_cast<std::size_t>(core)];
-    std::string message;
-    bool reported = false;
-    auto each_run = [&](auto&& f) {
-      if (r.rank == 0) {
-        f(reinterpret_cast<std::uintptr_t>(r.base), reinterpret_cast<std::uintptr_t>(r.base) + static_cast<std::uintptr_t>(r.run));
-        return;
-      }
-      for (std::int64_t k = 0, n = r.runs(); k < n; ++k) {
-        auto const a = reinterpret_cast<std::uintptr_t>(r.run_start(k));
-        f(a, a + static_cast<std::uintptr_t>(r.run));
-      }
-    };
-    each_run([&](std::uintptr_t a, std::uintptr_t b) {
-      if (!reported) {
-        for (int d = 0; d < static_cast<int>(shadows_.size()) && !reported; ++d) {
-          if (d == core || shadows_[static_cast<std::size_t>(d)].empty()) continue;
-          std::uint64_t const known = mine[d];
-          reported = shadows_[static_cast<std::size_t>(d)].any_overlapping(a, b, [&](std::uintptr_t lo, shadow_segment const& s) {
-            bool const after_write = s.write_epoch > known;
-            bool const after_read = is_write && s.read_epoch > known;
-            if (!after_write && !after_read) return false;
-            std::uintptr_t const from = lo > a ? lo : a, to = s.hi < b ? s.hi : b;
-            message = race_found(core, is_write, site, d, after_write, after_write ? s.write_site : s.read_site, from, to);
-            return true;
-          });
-        }
-      }
-      own.record(a, b, is_write, epoch, site);
-    });
-    return message;
-  }
+  std::string access_locked(int core, region const& r, bool is_write, access_site const& site);
 
-  static std::string site_text(access_site const& s) {
-    std::ostringstream out;
-    out << s.what;
-    if (s.where.known()) out << " at " << s.where.file_name() << ':' << s.where.line;
-    return out.str();
-  }
+  static std::string site_text(access_site const& s);
 
   /// Reports a race (once per pair of sites) and returns the message when it must throw.
   [[gnu::cold]] std::string race_found(int core, bool is_write, access_site const& site, int other, bool other_wrote,
-                         access_site const& other_site, std::uintptr_t from, std::uintptr_t to) {
-    found_ = true;
-    races_found_flag().store(true, std::memory_order_relaxed);
-    std::ostringstream out;
-    auto const name = [&](int c) {
-      if (cores_per_chip_ == 0) return "core " + std::to_string(c);
-      return "chip " + std::to_string(c / cores_per_chip_) + " core " + std::to_string(c % cores_per_chip_);
-    };
-    std::string memory = "HBM";
-    for (std::size_t c = 0; c < memories_.size(); ++c)
-      if (memory_space const s = memories_[c].space_of(reinterpret_cast<void const*>(from)); s != memory_space::hbm)
-        memory = (s == memory_space::vmem ? "VMEM of " : "SMEM of ") + name(static_cast<int>(c));
-    out << "pallas::race: " << name(core) << (is_write ? " writes " : " reads ") << memory << " bytes [0x" << std::hex
-        << from
-        << ", 0x" << to << std::dec << ") (" << (to - from) << " bytes) by " << site_text(site) << ", and "
-        << name(other)
-        << (other_wrote ? " wrote" : " read") << " them by " << site_text(other_site)
-        << ", with nothing ordering the two (no semaphore wait, barrier or DMA wait between them)";
-    if (policy_ == race_policy::raise) return out.str();
-    std::string const key = site_text(site) + (is_write ? "/w|" : "/r|") + site_text(other_site) + (other_wrote ? "/w" : "/r");
-    auto& seen = reported_races::instance();
-    std::lock_guard lock(seen.mutex);
-    if (seen.keys.insert(key).second) std::cerr << out.str() << '\n';
-    return {};
-  }
+                                       access_site const& other_site, std::uintptr_t from, std::uintptr_t to);
 
   mutable std::mutex mutex_;
   race_policy policy_ = race_policy::off;
@@ -6985,77 +6690,8 @@ class race_detector {
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/checked/race_detector.hpp ----
-// ---- begin pallas/detail/checked/region_snapshot.hpp ----
-// Snapshots of a region's bytes, for the writes checked mode's access hooks do not see
-// (element stores): a copy's source is hashed at start() and verified when it retires,
-// its destination is hashed when its bytes move, or poisoned at start() and verified to
-// still hold the poison when they move (checked_state.hpp).
-
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
-
-namespace pallas::detail {
-
-/// A 64-bit checksum of a region's bytes (source and destination snapshots): four
-/// independent Fletcher-style lanes over 8-byte words, position-sensitive, at memory speed.
-inline std::uint64_t hash_region(region const& r) noexcept {
-  std::uint64_t a[4] = {1, 2, 3, 4}, b[4] = {0, 0, 0, 0};
-  std::uint64_t tail = 0xcbf29ce484222325ull;
-  auto mix = [&](std::byte const* p, std::int64_t n) {
-    std::int64_t k = 0;
-    for (; k + 32 <= n; k += 32) {
-      std::uint64_t w[4];
-      std::memcpy(w, p + k, 32);
-      for (int l = 0; l < 4; ++l) {
-        a[l] += w[l];
-        b[l] += a[l];
-      }
-    }
-    for (; k < n; ++k) tail = (tail ^ static_cast<std::uint64_t>(p[k])) * 0x100000001b3ull;
-    tail = (tail ^ static_cast<std::uint64_t>(n)) * 0x100000001b3ull;
-  };
-  if (!r.empty()) {
-    if (r.rank == 0) {
-      mix(r.base, r.run);
-    } else {
-      std::int64_t const n = r.runs();
-      for (std::int64_t k = 0; k < n; ++k) mix(r.run_start(k), r.run);
-    }
-  }
-  std::uint64_t h = tail;
-  for (int l = 0; l < 4; ++l) {
-    h = (h ^ a[l]) * 0x9e3779b97f4a7c15ull;
-    h = (h ^ b[l]) * 0x9e3779b97f4a7c15ull;
-    h ^= h >> 31;
-  }
-  return h;
-}
-
-/// Whether every element of the region holds `pattern` (element_bytes bytes).
-inline bool region_holds(region const& r, std::byte const* pattern, std::int64_t element_bytes) noexcept {
-  if (r.empty()) return true;
-  std::byte line[256];  // 256 is a multiple of every element size (1, 2, 4, 8)
-  std::memcpy(line, pattern, static_cast<std::size_t>(element_bytes));
-  for (std::int64_t filled = element_bytes; filled < 256; filled *= 2)
-    std::memcpy(line + filled, line, static_cast<std::size_t>(filled));
-  auto holds = [&](std::byte const* p, std::int64_t n) {
-    for (std::int64_t k = 0; k < n; k += 256) {
-      std::int64_t const len = n - k < 256 ? n - k : 256;
-      if (std::memcmp(p + k, line, static_cast<std::size_t>(len)) != 0) return false;
-    }
-    return true;
-  };
-  if (r.rank == 0) return holds(r.base, r.run);
-  for (std::int64_t k = 0, n = r.runs(); k < n; ++k)
-    if (!holds(r.run_start(k), r.run)) return false;
-  return true;
-}
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/checked/region_snapshot.hpp ----
 
 namespace pallas::detail {
 
@@ -7138,31 +6774,7 @@ class checked_state final : public access_checker {
   race_detector* races = nullptr;  ///< the launch's race detector while it runs, else nullptr
 
   /// Forgets everything (start of a launch).
-  void reset(int core_index, memory_map const& mem, std::byte const* sem_base, std::int64_t sem_bytes) {
-    std::lock_guard lock(mutex);
-    core = core_index;
-    memory = mem;
-    semaphore_base = sem_base;
-    semaphore_bytes = sem_bytes;
-    copies.clear();
-    semaphores.clear();
-    credits.clear();
-    incoming_copies.clear();
-    incoming.store(0, std::memory_order_relaxed);
-    feed = nullptr;
-    remote_hint = nullptr;
-    allocation_origin = "scratch";
-    in_wait = false;
-    next_copy_id = 1;
-    next_move = 1;
-    in_flight.store(0, std::memory_order_relaxed);
-    races = nullptr;
-    track_shared = false;
-    local_lo[0] = mem.vmem;
-    local_hi[0] = mem.vmem + mem.vmem_bytes;
-    local_lo[1] = mem.smem;
-    local_hi[1] = mem.smem + mem.smem_bytes;
-  }
+  void reset(int core_index, memory_map const& mem, std::byte const* sem_base, std::int64_t sem_bytes);
 
   // ---- the race detector (race_detector.hpp) -------------------------------------------
 
@@ -7170,19 +6782,10 @@ class checked_state final : public access_checker {
   /// several chips the core's own VMEM and SMEM count as shared too: other chips' remote
   /// copies write them, and only the receiver's own accesses show a copy that overwrites
   /// what it is still reading.
-  void attach_races(race_detector* detector, bool several_chips) {
-    races = detector;
-    track_shared = detector != nullptr;
-    if (!detector) return;
-    detector->name_memory(core, memory);
-    if (several_chips)
-      for (int m = 0; m < 2; ++m) local_lo[m] = local_hi[m] = nullptr;
-  }
+  void attach_races(race_detector* detector, bool several_chips);
 
   /// An element access may read or write: it counts as a read (no false reports).
-  void note_shared(region const& r, access_kind kind, char const* what, place where) override {
-    if (races) races->access(core, r, kind == access_kind::write, {what ? what : "an access", where});
-  }
+  void note_shared(region const& r, access_kind kind, char const* what, place where) override;
 
   /// This core signals `cell`: what it did so far happens before a wait that sees it.
   void race_release(void const* cell) {
@@ -7196,111 +6799,35 @@ class checked_state final : public access_checker {
 
   /// A copy starts (or, semaphore null, runs now): it reads `src` and writes `dst` at this
   /// core's clock, and its completion releases the clock into its DMA semaphore.
-  void race_copy(region const& src, region const& dst, void const* semaphore, char const* what, place where) {
-    if (!races) return;
-    if (!src.empty() && is_shared(src.lo)) races->access(core, src, false, {what, where});
-    if (!dst.empty() && is_shared(dst.lo)) races->access(core, dst, true, {what, where});
-    if (semaphore) races->release(core, semaphore);
-  }
+  void race_copy(region const& src, region const& dst, void const* semaphore, char const* what, place where);
 
   // ---- semaphores --------------------------------------------------------------------
 
-  void add_semaphores(std::int64_t offset, std::int64_t count, std::int64_t element_bytes, char const* kind) {
-    std::lock_guard lock(mutex);
-    std::int64_t const first = semaphores.empty() ? 0 : semaphores.back().first_id + semaphores.back().count;
-    semaphores.push_back({offset, count, first, element_bytes, kind, allocation_origin});
-  }
+  void add_semaphores(std::int64_t offset, std::int64_t count, std::int64_t element_bytes, char const* kind);
 
   /// Forgets the blocks at or after `offset` (run_scoped's release).
-  void drop_semaphores_from(std::int64_t offset) {
-    std::lock_guard lock(mutex);
-    while (!semaphores.empty() && semaphores.back().offset >= offset) semaphores.pop_back();
-  }
+  void drop_semaphores_from(std::int64_t offset);
 
   /// "DMA semaphore #3 (element [1] of 2, run_scoped)"; the caller holds `mutex`.
-  std::string semaphore_name_locked(void const* cell) const {
-    auto const* b = static_cast<std::byte const*>(cell);
-    std::ostringstream out;
-    if (semaphore_base && b >= semaphore_base && b < semaphore_base + semaphore_bytes) {
-      std::int64_t const offset = b - semaphore_base;
-      for (auto const& blk : semaphores) {
-        if (offset >= blk.offset && offset < blk.offset + blk.count * blk.element_bytes) {
-          std::int64_t const k = (offset - blk.offset) / blk.element_bytes;
-          out << blk.kind << " semaphore #" << blk.first_id + k << " (";
-          if (blk.count > 1) out << "element [" << k << "] of " << blk.count << ", ";
-          out << blk.origin << ")";
-          return out.str();
-        }
-      }
-      out << "semaphore at offset " << offset;
-      return out.str();
-    }
-    out << "semaphore at " << cell << " (not in the core's semaphore memory)";
-    return out.str();
-  }
+  std::string semaphore_name_locked(void const* cell) const;
 
-  std::string semaphore_name(void const* cell) const {
-    std::lock_guard lock(mutex);
-    return semaphore_name_locked(cell);
-  }
+  std::string semaphore_name(void const* cell) const;
 
   // ---- copies ------------------------------------------------------------------------
 
   /// "copy #3 (HBM float32[16,128] -> VMEM+0 float32[16,128], 8192 bytes, DMA semaphore
   /// #1 (scratch)) started at main.cpp:40 on core 0"; the caller holds `mutex`.
-  std::string describe_locked(copy_record const& c) const {
-    std::ostringstream out;
-    auto shape = [&] {
-      std::ostringstream s;
-      s << c.dtype << '[';
-      for (int d = 0; d < c.rank; ++d) s << (d ? "," : "") << c.extents[d];
-      s << ']';
-      return s.str();
-    };
-    std::string const sh = shape();
-    out << "copy #" << c.id << " (" << memory.address(c.src.base) << ' ' << sh << " -> "
-        << memory.address(c.dst.base) << ' ' << sh << ", " << c.bytes << " bytes, "
-        << semaphore_name_locked(c.semaphore) << ") started at " << c.started.file_name() << ':'
-        << c.started.line << " on core " << core;
-    return out.str();
-  }
+  std::string describe_locked(copy_record const& c) const;
 
-  std::string describe(copy_record const& c) const {
-    std::lock_guard lock(mutex);
-    return describe_locked(c);
-  }
+  std::string describe(copy_record const& c) const;
 
   /// The first copy in flight that an access conflicts with: one reading `reads` (may be
   /// null) and writing `writes` (may be null). Returns "" when there is none, else
   /// "<reads|writes> the <destination|source> of <copy description>".
-  [[gnu::cold]] std::string conflict(region const* reads, region const* writes, char const* reads_verb = "reads") const {
-    std::lock_guard lock(mutex);
-    for (auto const& c : copies) {
-      if (reads && c.dst.intersects(*reads)) return std::string(reads_verb) + " the destination of " + describe_locked(c);
-      if (writes && c.dst.intersects(*writes)) return "writes the destination of " + describe_locked(c);
-      if (writes && c.src.intersects(*writes)) return "writes the source of " + describe_locked(c);
-    }
-    for (auto const& c : incoming_copies) {
-      if (reads && c.dst.intersects(*reads)) return std::string(reads_verb) + " the destination of " + c.from;
-      if (writes && c.dst.intersects(*writes)) return "writes the destination of " + c.from;
-    }
-    return {};
-  }
+  [[gnu::cold]] std::string conflict(region const* reads, region const* writes, char const* reads_verb = "reads") const;
 
   /// The access hook (block reads and writes, element accesses).
-  void check(region const& r, access_kind kind, char const* what, place where) override {
-    read_feed();
-    bool const is_write = kind == access_kind::write;
-    std::string const hit = conflict(is_write ? nullptr : &r, is_write ? &r : nullptr,
-                                     kind == access_kind::read_or_write ? "reads or writes" : "reads");
-    if (hit.empty()) return;
-    std::ostringstream out;
-    out << "pallas::race: " << (what ? what : "an access") << " of " << r.bytes_spanned() << " bytes at "
-        << memory.address(r.lo);
-    if (where.known()) out << " (" << where.file_name() << ':' << where.line << ')';
-    out << ' ' << hit << ", before that copy's wait";
-    fail<race_error>(out.str());
-  }
+  void check(region const& r, access_kind kind, char const* what, place where) override;
 
   /// Reads what other ranks described since the hint was last cleared.
   void read_feed() {
@@ -7309,20 +6836,10 @@ class checked_state final : public access_checker {
   }
 
   /// Registers a remote copy into this core (called by its sender).
-  void add_incoming(region const& dst, void const* semaphore, std::int64_t bytes, std::string from) {
-    std::lock_guard lock(mutex);
-    incoming_copies.push_back({dst, semaphore, bytes, std::move(from)});
-    incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
-  }
+  void add_incoming(region const& dst, void const* semaphore, std::int64_t bytes, std::string from);
 
   /// Registers a started copy; returns its id.
-  std::uint64_t add_copy(copy_record c) {
-    std::lock_guard lock(mutex);
-    c.id = next_copy_id++;
-    copies.push_back(c);
-    in_flight.store(static_cast<int>(copies.size()), std::memory_order_relaxed);
-    return c.id;
-  }
+  std::uint64_t add_copy(copy_record c);
 
   copy_record* find_locked(std::uint64_t id) {
     for (auto& c : copies)
@@ -7332,127 +6849,31 @@ class checked_state final : public access_checker {
 
   /// Before copy `id` moves its bytes: its destination must still hold the poison put
   /// there at start (else something wrote it before the wait).
-  void before_move(std::uint64_t id, place where) {
-    std::lock_guard lock(mutex);
-    copy_record* c = find_locked(id);
-    if (!c || !c->poisoned_dst) return;
-    if (!region_holds(c->dst, c->poison, c->element_bytes)) {
-      std::ostringstream out;
-      out << "pallas::race: the destination of " << describe_locked(*c)
-          << " was written before the copy's wait";
-      if (where.known()) out << " (its bytes moved at " << where.file_name() << ':' << where.line << ')';
-      fail<race_error>(out.str());
-    }
-  }
+  void before_move(std::uint64_t id, place where);
 
   /// After copy `id` moved its bytes. Inside a wait, the destination's snapshot waits
   /// until the wait ends (no user code runs meanwhile), and is not needed at all when the
   /// wait retires the copy.
-  void after_move(std::uint64_t id) {
-    std::lock_guard lock(mutex);
-    copy_record* c = find_locked(id);
-    if (!c) return;
-    c->moved = true;
-    c->move_order = next_move++;
-    if (!in_wait) {
-      c->dst_hash = hash_region(c->dst);
-      c->has_dst_hash = true;
-    }
-  }
+  void after_move(std::uint64_t id);
 
   /// The end of a wait: snapshot the destinations of the copies that moved during it and
   /// are still in flight.
-  void wait_ended() {
-    in_wait = false;
-    if (in_flight.load(std::memory_order_relaxed) == 0) return;
-    std::lock_guard lock(mutex);
-    for (auto& c : copies)
-      if (c.moved && !c.has_dst_hash) {
-        c.dst_hash = hash_region(c.dst);
-        c.has_dst_hash = true;
-      }
-  }
+  void wait_ended();
 
   /// A wait consumed `bytes` of `semaphore`: retire the moved copies whose signals that
   /// covers, in the order they moved, verifying that nothing wrote their source or
   /// destination meanwhile.
-  void waited(std::atomic<std::int32_t> const* semaphore, std::int64_t bytes, char const* who, place where) {
-    if (feed) feed->read_into(*this);  // the copies this wait covers were described before they signaled
-    std::lock_guard lock(mutex);
-    // Remote copies into this core that the wait covers arrived, in the order they started
-    // (a wait may cover several, or part of one).
-    std::int64_t covered = bytes;
-    for (auto in = incoming_copies.begin(); in != incoming_copies.end() && covered > 0;) {
-      if (in->semaphore != semaphore) {
-        ++in;
-        continue;
-      }
-      std::int64_t const used = std::min(covered, in->bytes);
-      covered -= used;
-      in->bytes -= used;
-      in = in->bytes == 0 ? incoming_copies.erase(in) : in + 1;
-    }
-    incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
-    bool any = false;
-    for (auto const& c : copies) any |= c.semaphore == semaphore;
-    auto it = std::find_if(credits.begin(), credits.end(), [&](credit const& k) { return k.semaphore == semaphore; });
-    if (!any) {
-      if (it != credits.end()) credits.erase(it);
-      return;
-    }
-    if (it == credits.end()) {
-      credits.push_back({semaphore, 0});
-      it = credits.end() - 1;
-    }
-    it->bytes += bytes;
-    for (;;) {
-      copy_record* next = nullptr;
-      for (auto& c : copies)
-        if (c.semaphore == semaphore && c.moved && (!next || c.move_order < next->move_order)) next = &c;
-      if (!next || next->bytes > it->bytes) break;
-      it->bytes -= next->bytes;
-      auto report = [&](char const* part) {
-        std::ostringstream out;
-        out << "pallas::race: the " << part << " of " << describe_locked(*next) << " was written before its "
-            << (who ? who : "wait");
-        if (where.known()) out << " at " << where.file_name() << ':' << where.line;
-        fail<race_error>(out.str());
-      };
-      if (next->check_src_hash && hash_region(next->src) != next->src_hash) report("source");
-      if (next->has_dst_hash && hash_region(next->dst) != next->dst_hash) report("destination");
-      copies.erase(copies.begin() + (next - copies.data()));
-      in_flight.store(static_cast<int>(copies.size()), std::memory_order_relaxed);
-    }
-    bool left = false;
-    for (auto const& c : copies) left |= c.semaphore == semaphore;
-    if (!left) credits.erase(it);
-  }
+  void waited(std::atomic<std::int32_t> const* semaphore, std::int64_t bytes, char const* who, place where);
 
   /// Copies in flight that touch [lo, hi) (run_scoped's release) or signal a semaphore in it.
-  std::string in_flight_within(std::byte const* lo, std::byte const* hi) const {
-    std::lock_guard lock(mutex);
-    std::string found;
-    for (auto const& c : copies) {
-      auto const* s = reinterpret_cast<std::byte const*>(c.semaphore);
-      if (c.src.intersects(lo, hi) || c.dst.intersects(lo, hi) || (s >= lo && s < hi))
-        found += (found.empty() ? "" : "; ") + describe_locked(c);
-    }
-    return found;
-  }
+  std::string in_flight_within(std::byte const* lo, std::byte const* hi) const;
 
   /// Every copy still in flight, described.
-  std::string unwaited() const {
-    std::lock_guard lock(mutex);
-    std::string found;
-    for (auto const& c : copies) {
-      found += (found.empty() ? "" : "; ") + describe_locked(c);
-      found += c.moved ? " (it moved but no wait consumed its bytes)" : " (its bytes never moved)";
-    }
-    return found;
-  }
+  std::string unwaited() const;
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/checked/checked_state.hpp ----
 // ---- begin pallas/detail/runtime/arena.hpp ----
 // A per-core bump allocator with stack-like release: a core's VMEM or SMEM. Capacity is
@@ -7488,16 +6909,7 @@ class arena {
   }
 
   /// `bytes` bytes, 64-byte aligned; throws pallas::error when the capacity is exceeded.
-  std::byte* allocate(std::int64_t bytes, std::string_view what) {
-    std::int64_t const start = (used_ + static_cast<std::int64_t>(alignment) - 1) &
-                               ~static_cast<std::int64_t>(alignment - 1);
-    if (start + bytes > capacity_)
-      fail("pallas::", name_, ": allocating ", bytes, " bytes for ", what, " needs ", start + bytes,
-           " bytes but the core has ", capacity_);
-    used_ = start + bytes;
-    if (used_ > peak_) peak_ = used_;
-    return base_ + start;
-  }
+  std::byte* allocate(std::int64_t bytes, std::string_view what);
 
   /// The allocation mark, for stack-like release.
   std::int64_t mark() const noexcept { return used_; }
@@ -7518,6 +6930,7 @@ class arena {
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/arena.hpp ----
 // ---- begin pallas/detail/runtime/dma_engine.hpp ----
 // A TensorCore's DMA engine: every copy the core starts goes through it (pipeline fetches
@@ -7552,72 +6965,8 @@ class arena {
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <utility>
-#include <algorithm>
 
-// ---- begin pallas/detail/runtime/stream_copy.hpp ----
-// Byte movers for DMAs between HBM (DRAM) and VMEM (cache-resident): software prefetch of a
-// block that will be copied soon (strided rows defeat the hardware prefetcher), and
-// non-temporal stores for write-back to HBM (no read-for-ownership: measured +35% store
-// bandwidth here).
-
-#include <cstddef>
-#include <cstdint>
-#include <cstring>
-
-#if defined(__x86_64__) || defined(__i386__)
-#  include <immintrin.h>
-#endif
-
-namespace pallas::detail {
-
-inline constexpr std::size_t cache_line = 64;
-
-/// Asks the caches for [p, p + bytes) without waiting.
-inline void prefetch_bytes(std::byte const* p, std::size_t bytes) noexcept {
-  for (std::size_t k = 0; k < bytes; k += cache_line) __builtin_prefetch(p + k, 0, 3);
-}
-
-/// memcpy that bypasses the caches for the destination where it can.
-inline void stream_bytes(std::byte* dst, std::byte const* src, std::size_t bytes) noexcept {
-#if defined(__SSE2__)
-  // Head up to 16-byte alignment, then streaming stores, then the tail.
-  std::size_t const head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15;
-  if (bytes < 256 || head > bytes) {
-    std::memcpy(dst, src, bytes);
-    return;
-  }
-  std::memcpy(dst, src, head);
-  std::size_t k = head;
-#  if defined(__AVX512F__)
-  for (; k + 64 <= bytes && (reinterpret_cast<std::uintptr_t>(dst + k) & 63) != 0; k += 16)
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k), _mm_loadu_si128(reinterpret_cast<__m128i const*>(src + k)));
-  for (; k + 64 <= bytes; k += 64)
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + k), _mm512_loadu_si512(src + k));
-#  elif defined(__AVX__)
-  for (; k + 32 <= bytes && (reinterpret_cast<std::uintptr_t>(dst + k) & 31) != 0; k += 16)
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k), _mm_loadu_si128(reinterpret_cast<__m128i const*>(src + k)));
-  for (; k + 32 <= bytes; k += 32)
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + k), _mm256_loadu_si256(reinterpret_cast<__m256i const*>(src + k)));
-#  endif
-  for (; k + 16 <= bytes; k += 16)
-    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k), _mm_loadu_si128(reinterpret_cast<__m128i const*>(src + k)));
-  std::memcpy(dst + k, src + k, bytes - k);
-#else
-  std::memcpy(dst, src, bytes);
-#endif
-}
-
-/// Orders earlier streaming stores before what follows (a semaphore signal).
-inline void stream_fence() noexcept {
-#if defined(__SSE2__)
-  _mm_sfence();
-#endif
-}
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/runtime/stream_copy.hpp ----
 
 namespace pallas::detail {
 
@@ -7667,48 +7016,21 @@ struct dma_task {
   }
 
   /// Moves the bytes (without signaling).
-  void move_bytes() const {
-    if (bytes == 0 || is_self_copy()) return;
-    rows const r = row_layout();
-    move_rows(r, 0, r.count);
-  }
+  void move_bytes() const;
 
   /// How many chunks of about `target` bytes the copy splits into (1 at least): whole rows
   /// of the copy, or byte ranges of one contiguous run.
-  std::int64_t chunk_count(std::int64_t target) const {
-    if (bytes == 0 || is_self_copy()) return 1;
-    rows const r = row_layout();
-    if (r.count == 1 && r.contiguous) return std::max<std::int64_t>(1, (r.bytes + target - 1) / target);
-    std::int64_t const per = std::max<std::int64_t>(1, target / std::max<std::int64_t>(1, r.bytes));
-    return (r.count + per - 1) / per;
-  }
+  std::int64_t chunk_count(std::int64_t target) const;
 
   /// Moves chunk k of chunk_count(target) (without signaling).
-  void move_chunk(std::int64_t k, std::int64_t target) const {
-    if (bytes == 0 || is_self_copy()) return;
-    rows const r = row_layout();
-    if (r.count == 1 && r.contiguous) {
-      std::int64_t const begin = k * target, end = std::min(r.bytes, begin + target);
-      if (begin >= end) return;
-      move_run(dst + begin, src + begin, static_cast<std::size_t>(end - begin));
-      if (streaming) stream_fence();
-      return;
-    }
-    std::int64_t const per = std::max<std::int64_t>(1, target / std::max<std::int64_t>(1, r.bytes));
-    move_rows(r, k * per, std::min(r.count, (k + 1) * per));
-  }
+  void move_chunk(std::int64_t k, std::int64_t target) const;
 
  private:
   /// How many rows ahead a fetch asks the caches for the source (strided rows defeat the
   /// hardware prefetcher).
   static constexpr std::int64_t prefetch_rows_ahead = 6;
 
-  bool is_self_copy() const noexcept {
-    if (src != dst) return false;
-    for (int r = 0; r < rank; ++r)
-      if (extents[r] > 1 && src_strides[r] != dst_strides[r]) return false;
-    return true;  // a copy onto itself (identical views) changes nothing
-  }
+  bool is_self_copy() const noexcept;
 
   /// The copy as rows: the trailing dimensions contiguous on both sides merged into one row
   /// of `bytes` bytes (contiguous), else rows of single elements `element_bytes` apart.
@@ -7720,67 +7042,15 @@ struct dma_task {
     bool contiguous = true;   ///< a row is one run of bytes on both sides
   };
 
-  rows row_layout() const noexcept {
-    rows r;
-    if (rank == 0) {
-      r.bytes = static_cast<std::int64_t>(element_bytes);
-      return r;
-    }
-    r.inner = rank - 1;
-    r.length = extents[r.inner];
-    r.contiguous = src_strides[r.inner] == 1 && dst_strides[r.inner] == 1;
-    while (r.contiguous && r.inner > 0 && src_strides[r.inner - 1] == r.length && dst_strides[r.inner - 1] == r.length) {
-      --r.inner;
-      r.length *= extents[r.inner];
-    }
-    r.bytes = r.length * static_cast<std::int64_t>(element_bytes);
-    for (int d = 0; d < r.inner; ++d) r.count *= extents[d];
-    return r;
-  }
+  rows row_layout() const noexcept;
 
-  void move_run(std::byte* o, std::byte const* s, std::size_t n) const {
-    if (streaming)
-      stream_bytes(o, s, n);
-    else
-      std::memcpy(o, s, n);
-  }
+  void move_run(std::byte* o, std::byte const* s, std::size_t n) const;
 
   /// The source and destination of row `k`.
-  std::pair<std::byte const*, std::byte*> row_at(rows const& r, std::int64_t k) const noexcept {
-    index_t so = 0, doff = 0;
-    for (int d = r.inner - 1; d >= 0; --d) {
-      index_t const i = k % extents[d];
-      k /= extents[d];
-      so += i * src_strides[d];
-      doff += i * dst_strides[d];
-    }
-    auto const eb = static_cast<index_t>(element_bytes);
-    return {src + so * eb, dst + doff * eb};
-  }
+  std::pair<std::byte const*, std::byte*> row_at(rows const& r, std::int64_t k) const noexcept;
 
   /// Moves rows [first, last).
-  void move_rows(rows const& r, std::int64_t first, std::int64_t last) const {
-    if (rank == 0) {
-      std::memcpy(dst, src, element_bytes);
-      return;
-    }
-    bool const prefetch = !streaming && r.count > 1;
-    for (std::int64_t k = first; k < last; ++k) {
-      auto const [s, o] = row_at(r, k);
-      if (prefetch && k + prefetch_rows_ahead < last) {
-        auto const ahead = row_at(r, k + prefetch_rows_ahead).first;
-        prefetch_bytes(ahead, static_cast<std::size_t>(r.contiguous ? r.bytes : static_cast<std::int64_t>(element_bytes)));
-      }
-      if (r.contiguous) {
-        move_run(o, s, static_cast<std::size_t>(r.bytes));
-      } else {
-        index_t const ss = src_strides[r.inner] * static_cast<index_t>(element_bytes);
-        index_t const ds = dst_strides[r.inner] * static_cast<index_t>(element_bytes);
-        for (index_t j = 0; j < r.length; ++j) std::memcpy(o + j * ds, s + j * ss, element_bytes);
-      }
-    }
-    if (streaming) stream_fence();
-  }
+  void move_rows(rows const& r, std::int64_t first, std::int64_t last) const;
 
  public:
   /// Adds the copy's byte count to its semaphore (the copy is complete).
@@ -7796,10 +7066,12 @@ struct dma_task {
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/dma_task.hpp ----
 
 namespace pallas::detail {
 
+struct core_state;
 class dma_thread;
 
 /// A copy published to the DMA thread: its chunks are claimed by whoever gets there first.
@@ -7828,17 +7100,13 @@ class dma_engine {
 
   // The operations (dma_engine_ops.hpp). `core` is the core that owns this engine.
   void reset(dma_order_policy order, std::uint64_t core_seed, dma_thread* thread, std::int64_t thread_min_bytes);
-  template <class Core>
-  void start(Core& core, dma_task task, place where);
-  template <class Core>
-  void wait(Core& core, std::atomic<std::int32_t>& cell, std::int32_t value, char const* who, place where);
-  template <class Core>
-  void finish(Core& core);
+  void start(core_state& core, dma_task task, place where);
+  void wait(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value, char const* who, place where);
+  void finish(core_state& core);
   /// A copy that completes before the caller goes on (sync_copy): moved now, on the core.
   /// `serialize`, if given, is held while the bytes move, and only then: a core waiting
   /// for its turn in the random order must hold no lock another core needs.
-  template <class Core>
-  void copy_now(Core& core, dma_task task, place where, std::mutex* serialize = nullptr);
+  void copy_now(core_state& core, dma_task task, place where, std::mutex* serialize = nullptr);
   /// Lets no copy of this engine run on the DMA thread any more (before its memory goes).
   void quiesce();
   /// The DMA thread's part: claims and moves the chunks of the oldest published copy with
@@ -7858,14 +7126,10 @@ class dma_engine {
   bool uses_thread() const noexcept { return thread_ != nullptr; }
 
  private:
-  template <class Core>
-  bool run_queued_for(Core& core, std::atomic<std::int32_t> const* cell, place where);
-  template <class Core>
-  void maybe_complete_early(Core& core, place where);
-  template <class Core>
-  void run_now(Core& core, dma_task const& task, place where);
-  template <class Core>
-  void run_queued_at(Core& core, std::size_t k, place where);
+  bool run_queued_for(core_state& core, std::atomic<std::int32_t> const* cell, place where);
+  void maybe_complete_early(core_state& core, place where);
+  void run_now(core_state& core, dma_task const& task, place where);
+  void run_queued_at(core_state& core, std::size_t k, place where);
   bool help(std::atomic<std::int32_t> const* cell);
   shared_copy* in_flight_for(std::atomic<std::int32_t> const* cell);
   void claim_chunks(shared_copy& c, bool by_thread);
@@ -7990,15 +7254,16 @@ inline core_state& this_core(std::string_view what) {
 /// Names the core in error messages raised while it runs.
 class core_error_context final : public error_context {
  public:
-  explicit core_error_context(int core) : core_("core " + std::to_string(core)) {}
+  explicit core_error_context(int core);
   explicit core_error_context(std::string core) : core_(std::move(core)) {}
-  void describe(std::ostream& out) const override { out << core_; }
+  void describe(std::ostream& out) const override;
 
  private:
   std::string core_;
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/core.hpp ----
 // ---- begin pallas/detail/runtime/launch.hpp ----
 // What every core of one launch shares: the cores, the abort flag and first error, the DMA
@@ -8032,9 +7297,8 @@ class core_error_context final : public error_context {
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
-#include <thread>
 #include <vector>
+
 
 namespace pallas::detail {
 
@@ -8061,15 +7325,7 @@ struct interleaving {
   std::uint64_t progress = 1;  ///< bumped at every point where a core may have let another go
   std::vector<slot> slots;
 
-  void reset(bool enabled, int num_cores, std::uint64_t seed) {
-    on = enabled;
-    given_up.store(false, std::memory_order_relaxed);
-    if (!on) return;
-    slots.assign(static_cast<std::size_t>(num_cores), slot{});
-    rng = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
-    progress = 1;
-    token.store(static_cast<int>(next() % static_cast<std::uint64_t>(num_cores)), std::memory_order_release);
-  }
+  void reset(bool enabled, int num_cores, std::uint64_t seed);
 
   std::uint64_t next() noexcept {  // splitmix64
     std::uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
@@ -8084,15 +7340,7 @@ struct interleaving {
   }
 
   /// The seeded pick among the candidates, or -1.
-  int pick() noexcept {
-    int count = 0;
-    for (std::size_t c = 0; c < slots.size(); ++c) count += candidate(c);
-    if (count == 0) return -1;
-    auto k = static_cast<int>(next() % static_cast<std::uint64_t>(count));
-    for (std::size_t c = 0; c < slots.size(); ++c)
-      if (candidate(c) && k-- == 0) return static_cast<int>(c);
-    return -1;
-  }
+  int pick() noexcept;
 
   void pass_to(int c) noexcept { token.store(c, std::memory_order_release); }
 
@@ -8100,43 +7348,24 @@ struct interleaving {
   bool active() const noexcept { return on && !given_up.load(std::memory_order_acquire); }
 
   /// Returns when core `me` holds the token, or when the interleaving was given up.
-  void wait_for(int me) noexcept {
-    auto const deadline = std::chrono::steady_clock::now() + patience;
-    for (int t = token.load(std::memory_order_acquire); t != me; t = token.load(std::memory_order_acquire)) {
-      if (given_up.load(std::memory_order_acquire)) return;
-      if (std::chrono::steady_clock::now() > deadline) {
-        if (!given_up.exchange(true, std::memory_order_acq_rel)) {
-          interleavings_given_up().fetch_add(1, std::memory_order_relaxed);
-          std::fprintf(stderr,  // NOLINT: a warning, once per launch
-                       "pallas: the random DMA order gave up its seeded interleaving for this launch: core %d "
-                       "ran %lld ms without reaching a semaphore or copy operation (does it loop on something "
-                       "else?); the cores now run freely\n",
-                       t, static_cast<long long>(patience.count()));
-        }
-        return;
-      }
-      // Short sleeps rather than a futex wait: the deadline must be seen even if nobody
-      // ever passes the token.
-      std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-  }
+  void wait_for(int me) noexcept;
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/interleaving.hpp ----
 // ---- begin pallas/detail/runtime/spin_wait.hpp ----
 // Waiting for an atomic to change: spin briefly (a handoff costs ~0.15 us), then park on
 // the futex (a wake costs 10-60 us). Spinning is skipped when there are more runnable
 // threads than CPUs, since the thread being waited for may then have no CPU.
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <thread>
 
+
 #if defined(__x86_64__) || defined(__i386__)
-#  include <immintrin.h>
+#  include <emmintrin.h>  // _mm_pause
 #endif
 
 namespace pallas::detail {
@@ -8160,18 +7389,10 @@ inline constexpr std::chrono::microseconds idle_core_spin_budget{200};
 
 /// The processes of this program that share the machine's CPUs: the ranks of an MPI job on
 /// this node (Open MPI's and MPICH's launchers say how many), else 1.
-inline unsigned processes_on_this_machine() noexcept {
-  for (char const* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
-    if (char const* env = std::getenv(name); env && std::atoi(env) > 0) return static_cast<unsigned>(std::atoi(env));
-  return 1;
-}
+PALLAS_DECL unsigned processes_on_this_machine() noexcept;
 
 /// Whether `threads` busy threads in every such process fit on this machine's CPUs.
-inline bool spinning_pays(int threads) noexcept {
-  static unsigned const cpus = std::max(1u, std::thread::hardware_concurrency());
-  static unsigned const processes = processes_on_this_machine();
-  return static_cast<unsigned>(threads) * processes <= cpus;
-}
+PALLAS_DECL bool spinning_pays(int threads) noexcept;
 
 /// Whether a CPU is left over beyond `threads` busy threads in every such process (room
 /// for a DMA thread: 4 MPI ranks of one core each on 2 CPUs have none).
@@ -8202,6 +7423,7 @@ T wait_for_change(std::atomic<T> const& value, T old, bool spin) noexcept {
 }
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/spin_wait.hpp ----
 
 namespace pallas::detail {
@@ -8237,13 +7459,7 @@ struct launch_state {
   int first_core = 0;
 
   /// Records the first failure and tells every core to stop.
-  void fail_with(std::exception_ptr e) {
-    {
-      std::lock_guard lock(error_mutex);
-      if (!first_error) first_error = std::move(e);
-    }
-    aborted.store(true, std::memory_order_release);
-  }
+  void fail_with(std::exception_ptr e);
 
   /// Unwinds the calling core if the launch was stopped; called at blocking points.
   void check_aborted() const {
@@ -8256,18 +7472,7 @@ struct launch_state {
     arrived.fetch_add(1, std::memory_order_acq_rel);
     start_barrier_wait();
   }
-  void start_barrier_wait() {
-    // A failing core never arrives, so poll the abort flag instead of parking.
-    for (int k = 0; arrived.load(std::memory_order_acquire) < num_cores; ++k) {
-      check_aborted();
-      if (k < 4096 && spinning_pays(num_cores))
-        cpu_relax();
-      else if (k < 8192)
-        std::this_thread::yield();
-      else
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-  }
+  void start_barrier_wait();
 };
 
 /// A core's index among its chip's cores (what `pl::axis_index<"core">()` gives), and its
@@ -8278,12 +7483,10 @@ inline int chip_index(core_state const& core) noexcept {
 }
 
 /// "core 1", or "chip 2 core 1" in a multi-chip launch (messages).
-[[gnu::cold]] inline std::string core_name(core_state const& core) {
-  if (!core.launch || !core.launch->chips) return "core " + std::to_string(core.index);
-  return "chip " + std::to_string(chip_index(core)) + " core " + std::to_string(local_core_index(core));
-}
+[[gnu::cold]] std::string core_name(core_state const& core);
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/launch.hpp ----
 
 namespace pallas::detail {
@@ -8323,16 +7526,12 @@ class chip_transport {
   /// destination as `me` sees it (the same buffer and offset are written on `target`).
   /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
   /// signaled with the byte count.
-  virtual void start_elsewhere(core_state& me, dma_task const& /*task*/, std::atomic<std::int32_t>* /*send*/,
-                               int /*target*/, std::int64_t /*recv_offset*/, place /*where*/) {
-    fail("pallas: a remote copy to another process from ", me.index, " without a multi-process backend");
-  }
+  virtual void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
+                               std::int64_t recv_offset, place where);
   /// The end of core `me`'s body, before it counts as finished: copies it kept go now.
   virtual void body_done(core_state& /*me*/) {}
   /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
-  virtual void signal_elsewhere(core_state& me, int /*target*/, std::int64_t /*offset*/, std::int32_t /*inc*/) {
-    fail("pallas: a remote signal to another process from ", me.index, " without a multi-process backend");
-  }
+  virtual void signal_elsewhere(core_state& me, int target, std::int64_t offset, std::int32_t inc);
   /// Whether other processes may signal this launch's semaphores (then a wait that every
   /// local core is stuck in is not a proven deadlock).
   virtual bool spans_processes() const { return false; }
@@ -8349,61 +7548,18 @@ inline core_state& core_of_launch(launch_state const& launch, int target) {
 
 /// Adds `inc` to the semaphore at `offset` of core `target`; kept as an early signal when
 /// that core has not allocated it yet (semaphore.hpp's rule for signals to other cores).
-inline void signal_remote_semaphore(launch_state& launch, int target, std::int64_t offset, std::int32_t inc,
-                                    int from) {
-  core_state& other = core_of_launch(launch, target);
-  auto* cell = reinterpret_cast<std::atomic<std::int32_t>*>(other.semaphores.base() + offset);
-  auto const end = offset + static_cast<std::int64_t>(sizeof(std::int32_t));
-  if (end > other.semaphores_allocated.load(std::memory_order_acquire)) {
-    std::lock_guard lock(other.early_mutex);
-    if (end > other.semaphores_allocated.load(std::memory_order_relaxed)) {
-      other.early_signals.push_back({offset, inc, from, "a remote copy's receive semaphore"});
-      return;
-    }
-  }
-  cell->fetch_add(inc, std::memory_order_acq_rel);
-}
+void signal_remote_semaphore(launch_state& launch, int target, std::int64_t offset, std::int32_t inc, int from);
 
 /// Moves a remote copy's bytes, then signals both sides.
-inline void run_remote_task(launch_state& launch, remote_task const& t) {
-  t.task.move_bytes();
-  if (t.send) t.send->fetch_add(t.task.bytes, std::memory_order_acq_rel);
-  signal_remote_semaphore(launch, t.target, t.recv_offset, t.task.bytes, t.sender);
-}
+void run_remote_task(launch_state& launch, remote_task const& t);
 
 /// Chips as threads of this process: a remote copy is a memcpy between their memories.
 class in_process_transport final : public chip_transport {
  public:
-  void start(launch_state& launch, remote_task const& t, bool now) override {
-    if (now) return run_remote_task(launch, t);
-    std::lock_guard lock(mutex_);
-    pending_.push_back(t);
-  }
-  bool progress(launch_state& launch, void const* cell) override {
-    remote_task t;
-    {
-      std::lock_guard lock(mutex_);
-      auto it = std::find_if(pending_.begin(), pending_.end(),
-                             [&](remote_task const& p) { return p.send == cell || p.recv == cell; });
-      if (it == pending_.end()) return false;
-      t = *it;
-      pending_.erase(it);
-    }
-    run_remote_task(launch, t);
-    return true;
-  }
-  bool pending_for(void const* cell) override {
-    std::lock_guard lock(mutex_);
-    return std::any_of(pending_.begin(), pending_.end(),
-                       [&](remote_task const& p) { return p.send == cell || p.recv == cell; });
-  }
-  std::size_t leftovers() override {
-    std::lock_guard lock(mutex_);
-    std::size_t const n = pending_.size();
-    for (auto const& t : pending_) t.task.move_bytes();
-    pending_.clear();
-    return n;
-  }
+  void start(launch_state& launch, remote_task const& t, bool now) override;
+  bool progress(launch_state& launch, void const* cell) override;
+  bool pending_for(void const* cell) override;
+  std::size_t leftovers() override;
 
  private:
   std::mutex mutex_;
@@ -8441,33 +7597,12 @@ struct chip_context {
     return -1;
   }
   /// "x, y" (messages).
-  std::string axes_list() const {
-    std::string s;
-    for (int a = 0; a < num_axes; ++a) s += (a ? ", '" : "'") + std::string(axis_names[a]) + "'";
-    return s;
-  }
+  std::string axes_list() const;
 };
 
 /// Where `p` (an address of core `me`'s kernel) is on global core `target`: the same offset
 /// into the same arena or HBM buffer. Null if `p` is in none of them.
-inline std::byte* translate_to_core(core_state const& me, void const* p, core_state const& target) {
-  auto const* b = static_cast<std::byte const*>(p);
-  auto within = [&](arena const& a) { return b >= a.base() && b < a.base() + a.capacity(); };
-  if (within(me.vmem)) return target.vmem.base() + (b - me.vmem.base());
-  if (within(me.smem)) return target.smem.base() + (b - me.smem.base());
-  if (within(me.semaphores)) return target.semaphores.base() + (b - me.semaphores.base());
-  chip_context const& chips = *me.launch->chips;
-  if (chip_index(me) == chip_index(target)) {  // the chip's own HBM (the only one a process may hold)
-    for (auto const& buf : chips.buffers[static_cast<std::size_t>(chip_index(me))])
-      if (b >= buf.base && b < buf.base + buf.bytes) return const_cast<std::byte*>(b);
-    return nullptr;
-  }
-  auto const& mine = chips.buffers[static_cast<std::size_t>(chip_index(me))];
-  auto const& theirs = chips.buffers[static_cast<std::size_t>(chip_index(target))];
-  for (std::size_t k = 0; k < mine.size(); ++k)
-    if (b >= mine[k].base && b < mine[k].base + mine[k].bytes) return theirs[k].base + (b - mine[k].base);
-  return nullptr;
-}
+std::byte* translate_to_core(core_state const& me, void const* p, core_state const& target);
 
 /// The wait hook (dma_engine.hpp): moves a kept remote copy that signals `cell`.
 inline bool progress_remote(launch_state& launch, void const* cell) {
@@ -8493,6 +7628,7 @@ inline void stalled_remote(core_state& core, std::chrono::steady_clock::time_poi
 }
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/chip_set.hpp ----
 // ---- begin pallas/detail/static_axis_checks.hpp ----
 // The compile-time checks of pl::axis_index<"x", Mesh>() and pl::program_id<Axis>(grid): a
@@ -9040,14 +8176,149 @@ inline constexpr std::size_t count_options = boost::mp11::mp_count_if<boost::mp1
 //   check_copy_conflicts(core, src, dst, who)           checked mode: a copy against copies
 //                                                       in flight
 
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+
+namespace pallas::detail {
+
+// ---- The engine's entry points as the rest of the library calls them.
+
+/// Blocks until `cell` holds at least `value`, then subtracts it (dma_engine::wait).
+inline void wait_on_semaphore(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value, char const* who,
+                              place where = {}) {
+  core.dma.wait(core, cell, value, who, where);
+}
+
+/// Whether the next copy started on this core moves at once (checked mode does not poison
+/// the destination of such a copy). Consumes no random number.
+inline bool schedule_is_eager(core_state& core) noexcept { return core.dma.order().order == dma_order::eager; }
+
+/// Checked mode: a copy (or sync_copy) reading `src` and writing `dst` must not touch the
+/// destination, nor write the source, of a copy in flight: on this core, and for HBM, on
+/// every core. `who()` names the new copy in the message (only called on a race).
+template <class Who>
+void check_copy_conflicts(core_state& core, region const& src, region const& dst, Who&& who) {
+  std::string hit = core.checked.conflict(&src, &dst);
+  if (hit.empty()) {
+    bool const src_hbm = !src.empty() && !core.checked.memory.is_local(src.lo);
+    bool const dst_hbm = !dst.empty() && !core.checked.memory.is_local(dst.lo);
+    if (src_hbm || dst_hbm) {
+      launch_state const& launch = *core.launch;
+      for (int c = 0; c < launch.num_cores && hit.empty(); ++c) {
+        core_state const& other = *launch.cores[c];
+        if (&other == &core || other.checked.in_flight.load(std::memory_order_relaxed) == 0) continue;
+        hit = other.checked.conflict(src_hbm ? &src : nullptr, dst_hbm ? &dst : nullptr);
+      }
+    }
+  }
+  if (!hit.empty()) fail<race_error>("pallas::race: ", who(), ' ', hit, ", before that copy's wait");
+}
+
+/// "the copy's" source and destination regions overlap (identical views excepted).
+PALLAS_DECL bool regions_overlap_unequal(region const& a, region const& b) noexcept;
+
+}  // namespace pallas::detail
+
+// ---- end pallas/detail/runtime/dma_engine_ops.hpp ----
+// ---- begin pallas/detail/runtime/dma_thread.hpp ----
+// The device's DMA thread: one persistent std::jthread that moves the chunks of copies the
+// cores publish (dma_engine.hpp's thread executor) while the cores compute. It spins briefly
+// when idle, then parks and is woken only when parked; on Linux it runs at SCHED_IDLE, so it
+// takes only CPU time no core wants (a busy machine then leaves the copies to the cores,
+// which help with their own copies anyway).
+
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
-#include <cstddef>
+#include <cstdint>
+#include <stop_token>
+#include <thread>
+
+
+namespace pallas::detail {
+
+/// The automatic executor's measured rule against a starved DMA thread: at SCHED_IDLE the
+/// thread gets no CPU while every CPU is busy with other work, and a core that waits for a
+/// chunk the thread claimed waits until it does (a 1-core pipeline ran 14x slower on a
+/// fully loaded machine). A core that waited longer than `starved_wait` for the thread's
+/// chunks marks it starved: from then on, automatic launches, and the copies that running
+/// launches start, stay on the cores for a window (next_window): 100 ms, 4x longer (up to
+/// 1.28 s) each time the thread starves again within 200 ms of the last window's end (a
+/// busy machine), 100 ms again after a starvation that came later (a passing blip: on a
+/// quiet 2-CPU VM one came every 0.5-1 s, and the fixed 1 s window this replaces left a
+/// 1-core pipeline on the core most of the time: 7.7-10.1 ms a launch, 7.8-8.0 ms now; on
+/// the loaded machine of benchmarks/oversubscribed.cpp both take 3-5 ms).
+struct dma_thread_health {
+  static constexpr std::chrono::microseconds starved_wait{500};
+  static constexpr std::chrono::milliseconds first_window{100};
+  static constexpr std::chrono::milliseconds longest_window{1280};
+  static constexpr std::chrono::milliseconds soon_after{200};
+
+  /// The window after a starvation that came `since_end` after the end of the last
+  /// window, which was `last` long.
+  static constexpr std::chrono::milliseconds next_window(std::chrono::milliseconds last,
+                                                         std::chrono::steady_clock::duration since_end) noexcept {
+    if (since_end >= soon_after || last.count() == 0) return first_window;
+    return std::min(last * 4, longest_window);
+  }
+
+  static void note_wait(std::chrono::steady_clock::duration waited) noexcept;
+  static bool starved() noexcept {
+    return std::chrono::steady_clock::now().time_since_epoch().count() <
+           starved_until_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  inline static constinit std::atomic<std::chrono::steady_clock::rep> starved_until_{0};
+  inline static constinit std::atomic<std::chrono::milliseconds::rep> window_{0};  ///< the last window's length
+};
+
+class dma_thread {
+ public:
+  static constexpr int max_engines = 256;
+
+  dma_thread();
+  ~dma_thread();
+  dma_thread(dma_thread const&) = delete;
+  dma_thread& operator=(dma_thread const&) = delete;
+
+  /// Serves `engine` (core `core_index`'s) in `slot` from now on. The device gives every
+  /// core of its core sets its own slot, since several sets may launch at once.
+  void attach(int slot, int core_index, dma_engine* engine);
+
+  /// There is new work: wakes the thread if it is parked (a futex wake costs 10-60 us here,
+  /// so a running thread is not woken).
+  void wake() noexcept {
+    epoch_.fetch_add(1, std::memory_order_seq_cst);
+    if (parked_.load(std::memory_order_seq_cst)) epoch_.notify_one();
+  }
+
+ private:
+  bool any_work() const noexcept;
+
+  void serve(std::stop_token const& stop);
+
+  std::array<std::atomic<dma_engine*>, max_engines> engines_{};
+  std::array<std::atomic<int>, max_engines> core_of_{};  ///< the core index of each slot (tracing)
+  std::atomic<int> count_{0};
+  std::atomic<std::uint32_t> epoch_{0};
+  std::atomic<bool> parked_{false};
+  std::jthread thread_;  // last: it starts after the members it reads exist
+};
+
+}  // namespace pallas::detail
+
+// ---- end pallas/detail/runtime/dma_thread.hpp ----
+// ---- begin pallas/detail/runtime/end_of_kernel.hpp ----
+// What must hold when a core's body ends (every copy waited) and when a kernel ends (every
+// semaphore zero), checked mode's leak reports (pallas::leak_error).
+
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <thread>
 
 // ---- begin pallas/detail/runtime/deadlock.hpp ----
 // Deadlock detection. A core that waits on a semaphore for long registers as blocked. When
@@ -9059,7 +8330,6 @@ inline constexpr std::size_t count_options = boost::mp11::mp_count_if<boost::mp1
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <utility>
 
@@ -9080,56 +8350,15 @@ inline std::int32_t read_cell(void const* cell) noexcept {
 
 /// "core 0 waits in semaphore_wait (main.cpp:12) for REGULAR semaphore #0 (scratch) to
 /// reach 1, it holds 0"; only while the launch is confirmed deadlocked (nothing moves).
-[[gnu::cold]] inline std::string describe_blocked_core(core_state& c) {
-  std::ostringstream out;
-  out << core_name(c);
-  if (c.state.load(std::memory_order_acquire) == run_state::finished) {
-    out << " has finished its body";
-    return out.str();
-  }
-  void const* cell = c.wait_cell.load(std::memory_order_acquire);
-  if (!cell || c.state.load(std::memory_order_acquire) != run_state::blocked) {
-    out << " waits for the other cores";
-    return out.str();
-  }
-  char const* who = c.wait_who.load(std::memory_order_relaxed);
-  char const* file = c.wait_file.load(std::memory_order_relaxed);
-  bool const polling = who == polling_who;
-  out << (polling ? " polls " : " waits in ") << (who ? who : "a wait");
-  if (file) out << " (" << place{file, c.wait_line.load(std::memory_order_relaxed)}.file_name() << ':'
-                << c.wait_line.load(std::memory_order_relaxed) << ')';
-  if (polling)
-    out << " in a loop, reading " << c.checked.semaphore_name(cell) << " as " << read_cell(cell)
-        << " again and again";
-  else
-    out << " for " << c.checked.semaphore_name(cell) << " to reach " << c.wait_value.load(std::memory_order_relaxed)
-        << ", it holds " << read_cell(cell);
-  return out.str();
-}
+[[gnu::cold]] std::string describe_blocked_core(core_state& c);
 
 /// Throws the deadlock_error naming who waits on what (every core of the launch is blocked
 /// or finished, so their wait records hold still).
-[[noreturn]] inline void report_deadlock(launch_state& launch) {
-  std::string message =
-      "pallas::deadlock: every running core waits on a semaphore (or polls one) that nothing can signal any more: ";
-  for (int c = 0; c < launch.num_cores; ++c) message += (c ? "; " : "") + describe_blocked_core(*launch.cores[c]);
-  fail<deadlock_error>(message);
-}
+[[noreturn]] void report_deadlock(launch_state& launch);
 
 /// Registers `core` as blocked on `cell` until it holds `value` (`w` remembers it).
-inline void enter_wait(core_state& core, wait_watch& w, void const* cell, std::int32_t value, char const* who,
-                       place where) noexcept {
-  if (w.entered) return;
-  core.wait_cell.store(cell, std::memory_order_relaxed);
-  core.wait_value.store(value, std::memory_order_relaxed);
-  core.wait_who.store(who, std::memory_order_relaxed);
-  core.wait_file.store(where.file, std::memory_order_relaxed);
-  core.wait_line.store(where.line, std::memory_order_relaxed);
-  core.state.store(run_state::blocked, std::memory_order_seq_cst);
-  core.launch->generation.fetch_add(1, std::memory_order_seq_cst);
-  w.entered = true;
-  w.seen = 0;
-}
+void enter_wait(core_state& core, wait_watch& w, void const* cell, std::int32_t value, char const* who,
+                place where) noexcept;
 
 /// Unregisters; the core is about to act (take its count, move a copy, unwind).
 inline void leave_wait(core_state& core, wait_watch& w) noexcept {
@@ -9199,189 +8428,74 @@ class wait_registration {
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/deadlock.hpp ----
-// ---- begin pallas/detail/runtime/dma_shared_copies.hpp ----
-// The DMA engine's copies shared with the device's DMA thread (the thread executor,
-// dma_engine.hpp): a started copy is published in chunks, which the DMA thread (serve) and
-// the waiting core (help, quiesce) claim; the mover of the last chunk signals.
-
-#include <atomic>
-#include <chrono>
-#include <cstdint>
-#include <mutex>
-#include <string>
-#include <thread>
-
-// ---- begin pallas/detail/runtime/dma_thread.hpp ----
-// The device's DMA thread: one persistent std::jthread that moves the chunks of copies the
-// cores publish (dma_engine.hpp's thread executor) while the cores compute. It spins briefly
-// when idle, then parks and is woken only when parked; on Linux it runs at SCHED_IDLE, so it
-// takes only CPU time no core wants (a busy machine then leaves the copies to the cores,
-// which help with their own copies anyway).
-
-#include <algorithm>
-#include <array>
-#include <atomic>
-#include <chrono>
-#include <cstdint>
-#include <stop_token>
-#include <thread>
-
-
-#if defined(__linux__)
-#  include <pthread.h>
-#  include <sched.h>
-#endif
 
 namespace pallas::detail {
 
-/// The automatic executor's measured rule against a starved DMA thread: at SCHED_IDLE the
-/// thread gets no CPU while every CPU is busy with other work, and a core that waits for a
-/// chunk the thread claimed waits until it does (a 1-core pipeline ran 14x slower on a
-/// fully loaded machine). A core that waited longer than `starved_wait` for the thread's
-/// chunks marks it starved: from then on, automatic launches, and the copies that running
-/// launches start, stay on the cores for a window (next_window): 100 ms, 4x longer (up to
-/// 1.28 s) each time the thread starves again within 200 ms of the last window's end (a
-/// busy machine), 100 ms again after a starvation that came later (a passing blip: on a
-/// quiet 2-CPU VM one came every 0.5-1 s, and the fixed 1 s window this replaces left a
-/// 1-core pipeline on the core most of the time: 7.7-10.1 ms a launch, 7.8-8.0 ms now; on
-/// the loaded machine of benchmarks/oversubscribed.cpp both take 3-5 ms).
-struct dma_thread_health {
-  static constexpr std::chrono::microseconds starved_wait{500};
-  static constexpr std::chrono::milliseconds first_window{100};
-  static constexpr std::chrono::milliseconds longest_window{1280};
-  static constexpr std::chrono::milliseconds soon_after{200};
+/// Checked mode: every semaphore of every core must be zero when the kernel ends.
+[[gnu::cold]] void check_semaphores_zero(launch_state const& launch);
 
-  /// The window after a starvation that came `since_end` after the end of the last
-  /// window, which was `last` long.
-  static constexpr std::chrono::milliseconds next_window(std::chrono::milliseconds last,
-                                                         std::chrono::steady_clock::duration since_end) noexcept {
-    if (since_end >= soon_after || last.count() == 0) return first_window;
-    return std::min(last * 4, longest_window);
-  }
-
-  static void note_wait(std::chrono::steady_clock::duration waited) noexcept {
-    if (waited < starved_wait) return;
-    auto const now = std::chrono::steady_clock::now().time_since_epoch();
-    auto const last_end = std::chrono::steady_clock::duration(starved_until_.load(std::memory_order_relaxed));
-    if (now < last_end) return;  // already starved: a wait that began before the window
-    auto const window = next_window(std::chrono::milliseconds(window_.load(std::memory_order_relaxed)), now - last_end);
-    window_.store(window.count(), std::memory_order_relaxed);
-    starved_until_.store((now + window).count(), std::memory_order_relaxed);
-  }
-  static bool starved() noexcept {
-    return std::chrono::steady_clock::now().time_since_epoch().count() <
-           starved_until_.load(std::memory_order_relaxed);
-  }
-
- private:
-  inline static constinit std::atomic<std::chrono::steady_clock::rep> starved_until_{0};
-  inline static constinit std::atomic<std::chrono::milliseconds::rep> window_{0};  ///< the last window's length
-};
-
-class dma_thread {
- public:
-  static constexpr int max_engines = 256;
-
-  dma_thread() {
-    thread_ = std::jthread([this](std::stop_token stop) { serve(stop); });
-#if defined(__linux__)
-    sched_param param{};
-    param.sched_priority = 0;
-    pthread_setschedparam(thread_.native_handle(), SCHED_IDLE, &param);  // best effort
-#endif
-  }
-  ~dma_thread() {
-    thread_.request_stop();
-    wake();
-  }
-  dma_thread(dma_thread const&) = delete;
-  dma_thread& operator=(dma_thread const&) = delete;
-
-  /// Serves `engine` (core `core_index`'s) in `slot` from now on. The device gives every
-  /// core of its core sets its own slot, since several sets may launch at once.
-  void attach(int slot, int core_index, dma_engine* engine) {
-    if (slot < 0 || slot >= max_engines)
-      fail("pallas::kernel: the DMA thread serves at most ", max_engines, " cores, slot ", slot, " asked");
-    core_of_[static_cast<std::size_t>(slot)].store(core_index, std::memory_order_relaxed);
-    engines_[static_cast<std::size_t>(slot)].store(engine, std::memory_order_release);
-    int count = count_.load(std::memory_order_relaxed);
-    while (count < slot + 1 && !count_.compare_exchange_weak(count, slot + 1, std::memory_order_acq_rel)) {
-    }
-  }
-
-  /// There is new work: wakes the thread if it is parked (a futex wake costs 10-60 us here,
-  /// so a running thread is not woken).
-  void wake() noexcept {
-    epoch_.fetch_add(1, std::memory_order_seq_cst);
-    if (parked_.load(std::memory_order_seq_cst)) epoch_.notify_one();
-  }
-
- private:
-  bool any_work() const noexcept {
-    int const n = count_.load(std::memory_order_acquire);
-    for (int k = 0; k < n; ++k) {
-      dma_engine const* e = engines_[static_cast<std::size_t>(k)].load(std::memory_order_acquire);
-      if (e && e->claimable()) return true;
-    }
-    return false;
-  }
-
-  void serve(std::stop_token const& stop) {
-    for (;;) {
-      if (stop.stop_requested()) return;
-      bool worked = false;
-      int const n = count_.load(std::memory_order_acquire);
-      for (int k = 0; k < n; ++k) {
-        dma_engine* e = engines_[static_cast<std::size_t>(k)].load(std::memory_order_acquire);
-        if (e && e->claimable())
-          worked |= e->serve(core_of_[static_cast<std::size_t>(k)].load(std::memory_order_relaxed));
-      }
-      if (worked) continue;
-      // Idle: spin a little (a pipeline publishes its next fetch within a step), then park.
-      std::uint32_t const seen = epoch_.load(std::memory_order_seq_cst);
-      auto const deadline = std::chrono::steady_clock::now() + spin_budget;
-      bool found = false;
-      for (int k = 1; !found; ++k) {
-        cpu_relax();
-        found = any_work() || epoch_.load(std::memory_order_relaxed) != seen || stop.stop_requested();
-        if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
-      }
-      if (found) continue;
-      parked_.store(true, std::memory_order_seq_cst);
-      if (!any_work() && !stop.stop_requested()) epoch_.wait(seen, std::memory_order_seq_cst);
-      parked_.store(false, std::memory_order_seq_cst);
-    }
-  }
-
-  std::array<std::atomic<dma_engine*>, max_engines> engines_{};
-  std::array<std::atomic<int>, max_engines> core_of_{};  ///< the core index of each slot (tracing)
-  std::atomic<int> count_{0};
-  std::atomic<std::uint32_t> epoch_{0};
-  std::atomic<bool> parked_{false};
-  std::jthread thread_;  // last: it starts after the members it reads exist
-};
+/// The end of a core's body (dma_engine::finish): copies never waited are leaks in checked
+/// mode; copies still queued move now.
+inline void finish_core(core_state& core) { core.dma.finish(core); }
 
 }  // namespace pallas::detail
-// ---- end pallas/detail/runtime/dma_thread.hpp ----
+
+// ---- end pallas/detail/runtime/end_of_kernel.hpp ----
+// ---- begin pallas/detail/runtime/random_order.hpp ----
+// The random DMA order's choices: each core draws its DMA choices from its own seeded
+// generator, and the cores interleave as the launch's seeded generator says
+// (interleaving.hpp), so that a launch's run depends only on the seed.
+
+#include <cstdint>
+
+
+namespace pallas::detail {
+
+/// The next of the core's seeded random numbers (splitmix64).
+inline std::uint64_t next_random(core_state& core) noexcept { return core.dma.next_random(); }
+
+/// The start of a core's job: it runs once it holds the token.
+inline void interleave_begin(core_state& core) {
+  interleaving& il = core.launch->interleave;
+  if (il.active()) il.wait_for(core.index);
+}
+
+/// A synchronization point: the token may go to another core.
+PALLAS_DECL void interleave_point(core_state& core);
+
+/// A wait that cannot be satisfied now: the token goes to a core that can run, and comes
+/// back when something may have changed. Returns false when no core can run any more (a
+/// deadlock: the caller reports it).
+PALLAS_DECL bool interleave_block(core_state& core);
+
+/// The end of a core's job (also when it throws): the token goes on.
+PALLAS_DECL void interleave_end(core_state& core);
+
+/// Every core waits here once, after allocating its scratch and before its body runs, so
+/// that no core signals a semaphore another core has not allocated yet.
+PALLAS_DECL void start_barrier(core_state& core);
+
+/// In the random order, a synchronization point (semaphore operations, copy starts and
+/// waits): another core may run from here, as the seed says (interleaving.hpp).
+inline void perturb(core_state& core) { interleave_point(core); }
+
+}  // namespace pallas::detail
+
+// ---- end pallas/detail/runtime/random_order.hpp ----
 // ---- begin pallas/trace/recorder.hpp ----
 // The process-wide trace recorder: spans and launches recorded while tracing is on
 // (pl::trace::start(), or PALLAS_TRACE=file in the environment, written at exit), and the
 // RAII helpers the library records them with. Nothing here reads a clock while tracing is off.
 
 #include <atomic>
-#include <cerrno>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <functional>
-#include <iostream>
+#include <iosfwd>
 #include <mutex>
-#include <ostream>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 // ---- begin pallas/trace/event.hpp ----
@@ -9395,6 +8509,7 @@ class dma_thread {
 #include <time.h>
 
 #include <chrono>
+
 
 namespace pallas::trace {
 
@@ -9430,12 +8545,7 @@ struct launch_info {
   std::int64_t cpu_ns = -1;  ///< the launching thread's CPU time over the launch (core 0 runs there)
 
   /// "#3 matmul (pl::pallas_call, 2 cores)".
-  [[gnu::cold]] std::string label() const {
-    std::string s = "#" + std::to_string(id) + " " + name;
-    if (who != name) s += " (" + who + ", " + std::to_string(num_cores) + (num_cores == 1 ? " core)" : " cores)");
-    else s += " (" + std::to_string(num_cores) + (num_cores == 1 ? " core)" : " cores)");
-    return s;
-  }
+  [[gnu::cold]] std::string label() const;
 };
 
 }  // namespace pallas::trace
@@ -9462,6 +8572,7 @@ inline std::int64_t cpu_since(std::int64_t cpu_begin) {
 }
 
 }  // namespace pallas::detail
+
 // ---- end pallas/trace/event.hpp ----
 // ---- begin pallas/trace/json.hpp ----
 // The trace as Chrome trace event JSON (Perfetto, chrome://tracing): one process per launch
@@ -9470,11 +8581,9 @@ inline std::int64_t cpu_since(std::int64_t cpu_begin) {
 // core (its compute steps, each DMA lane), and a "launch" track spanning the whole launch.
 // Each span's args hold its launch, core, bytes, operand, grid point, wall and CPU time.
 
-#include <algorithm>
 #include <cstdint>
-#include <cstdio>
+#include <iosfwd>
 #include <map>
-#include <ostream>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -9483,27 +8592,10 @@ inline std::int64_t cpu_since(std::int64_t cpu_begin) {
 
 namespace pallas::detail {
 
-inline void write_json_escaped(std::ostream& out, std::string_view s) {
-  for (char ch : s) {
-    auto const u = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out << '\\' << ch;
-    } else if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", u);
-      out << buf;
-    } else {
-      out << ch;
-    }
-  }
-}
+void write_json_escaped(std::ostream& out, std::string_view s);
 
 /// Microseconds with three decimals (ns resolution), never in exponent notation.
-inline void write_us(std::ostream& out, std::int64_t ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1000.0);
-  out << buf;
-}
+void write_us(std::ostream& out, std::int64_t ns);
 
 /// A track of one launch: a core's compute steps or one of its DMA lanes.
 struct track {
@@ -9519,42 +8611,18 @@ struct track {
 inline track track_of(trace::event const& e) { return {e.launch, e.core, e.dma, e.dma ? e.lane : 0, {}}; }
 
 /// The tracks the events use, sorted by launch, core, compute before DMA, lane.
-[[gnu::cold]] inline std::vector<track> tracks_of(std::vector<trace::event> const& evs) {
-  std::vector<track> rows;
-  for (auto const& e : evs) {
-    track t = track_of(e);
-    auto const at = std::lower_bound(rows.begin(), rows.end(), t);
-    if (at != rows.end() && !(t < *at)) continue;
-    t.label = "core " + std::to_string(e.core) + (e.dma ? " DMA " + e.lane_name : std::string(" compute"));
-    rows.insert(at, std::move(t));
-  }
-  return rows;
-}
+[[gnu::cold]] std::vector<track> tracks_of(std::vector<trace::event> const& evs);
 
-inline std::size_t index_of(std::vector<track> const& rows, trace::event const& e) {
-  return static_cast<std::size_t>(std::lower_bound(rows.begin(), rows.end(), track_of(e)) - rows.begin());
-}
+std::size_t index_of(std::vector<track> const& rows, trace::event const& e);
 
 /// The earliest time of the trace (its zero).
-inline std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
-  bool any = false;
-  std::int64_t o = 0;
-  auto take = [&](std::int64_t t) {
-    o = any ? std::min(o, t) : t;
-    any = true;
-  };
-  for (auto const& e : evs) take(e.begin_ns);
-  for (auto const& l : launches) take(l.begin_ns);
-  return o;
-}
+std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches);
 
 /// Where a launch's core goes in the trace: one process per launch (pid = the launch's
 /// number), or for a pl::shard_map one process per chip, with the chip's own core numbers.
 class trace_processes {
  public:
-  explicit trace_processes(std::vector<trace::launch_info> const& launches) {
-    for (auto const& l : launches) of_[l.id] = &l;
-  }
+  explicit trace_processes(std::vector<trace::launch_info> const& launches);
   /// The chip of core `core` of launch `launch`, or -1 outside a device mesh.
   int chip(std::uint64_t launch, int core) const {
     auto const* l = info(launch);
@@ -9573,124 +8641,19 @@ class trace_processes {
   static std::uint64_t chip_pid(std::uint64_t launch, int chip) {
     return std::uint64_t{1} << 40 | launch << 12 | static_cast<std::uint64_t>(chip);
   }
-  trace::launch_info const* info(std::uint64_t launch) const {
-    auto const it = of_.find(launch);
-    return it == of_.end() ? nullptr : it->second;
-  }
+  trace::launch_info const* info(std::uint64_t launch) const;
 
  private:
   std::map<std::uint64_t, trace::launch_info const*> of_;
 };
 
 /// "#3 ring (pl::shard_map) chip 1 (2 cores)".
-inline std::string chip_label(trace::launch_info const& l, int chip) {
-  std::string s = "#" + std::to_string(l.id) + " " + l.name;
-  if (l.who != l.name) s += " (" + l.who + ")";
-  return s + " chip " + std::to_string(chip) + " (" + std::to_string(l.cores_per_chip) +
-         (l.cores_per_chip == 1 ? " core)" : " cores)");
-}
+std::string chip_label(trace::launch_info const& l, int chip);
 
-[[gnu::cold]] inline void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
-  std::int64_t const origin = origin_of(evs, launches);
-  auto const rows = tracks_of(evs);
-  trace_processes const procs(launches);
-  // tid 0 of each process is its launch track; a core's tracks follow, numbered in order.
-  std::map<std::uint64_t, std::string> processes;
-  for (auto const& l : launches)
-    if (l.cores_per_chip > 0)
-      for (int c = 0; c < l.num_cores; c += l.cores_per_chip)
-        processes[trace_processes::chip_pid(l.id, procs.chip(l.id, c))] = chip_label(l, procs.chip(l.id, c));
-    else
-      processes[l.id] = l.label();
-  for (auto const& r : rows)
-    if (!processes.count(procs.pid(r.launch, r.core)))
-      processes[procs.pid(r.launch, r.core)] = r.launch == 0 ? "outside any launch" : "#" + std::to_string(r.launch);
-  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
-  bool first = true;
-  auto sep = [&] {
-    if (!first) out << ",\n";
-    first = false;
-  };
-  for (auto const& [pid, label] : processes) {
-    sep();
-    out << R"({"ph":"M","name":"process_name","pid":)" << pid << R"(,"args":{"name":")";
-    write_json_escaped(out, label);
-    out << "\"}}";
-    sep();
-    out << R"({"ph":"M","name":"process_sort_index","pid":)" << pid << R"(,"args":{"sort_index":)" << pid << "}}";
-    sep();
-    out << R"({"ph":"M","name":"thread_name","pid":)" << pid << R"(,"tid":0,"args":{"name":"launch"}})";
-  }
-  std::map<std::uint64_t, int> next_tid;
-  std::vector<int> tid(rows.size());
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    std::uint64_t const pid = procs.pid(rows[r].launch, rows[r].core);
-    tid[r] = ++next_tid[pid];
-    std::string label = rows[r].label;
-    if (procs.chip(rows[r].launch, rows[r].core) >= 0)  // the chip's own core number
-      label = "core " + std::to_string(procs.core_on_chip(rows[r].launch, rows[r].core)) +
-              label.substr(label.find(' ', 5));
-    sep();
-    out << R"({"ph":"M","name":"thread_name","pid":)" << pid << R"(,"tid":)" << tid[r] << R"(,"args":{"name":")";
-    write_json_escaped(out, label);
-    out << "\"}}";
-    sep();
-    out << R"({"ph":"M","name":"thread_sort_index","pid":)" << pid << R"(,"tid":)" << tid[r]
-        << R"(,"args":{"sort_index":)" << tid[r] << "}}";
-  }
-  auto times = [&](std::int64_t begin, std::int64_t end, std::int64_t cpu) {
-    out << R"(,"ts":)";
-    write_us(out, begin - origin);
-    out << R"(,"dur":)";
-    write_us(out, end - begin);
-    out << R"(,"args":{"wall_us":)";
-    write_us(out, end - begin);
-    if (cpu >= 0) {
-      out << R"(,"cpu_us":)";
-      write_us(out, cpu);
-    }
-  };
-  for (auto const& l : launches) {
-    int const step = l.cores_per_chip > 0 ? l.cores_per_chip : l.num_cores;
-    for (int c = 0; c < l.num_cores; c += step) {  // once per chip
-      sep();
-      out << R"({"ph":"X","pid":)" << procs.pid(l.id, c) << R"(,"tid":0,"cat":"launch","name":")";
-      write_json_escaped(out, l.label());
-      out << '"';
-      times(l.begin_ns, l.end_ns, l.cpu_ns);
-      out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores;
-      if (int const chip = procs.chip(l.id, c); chip >= 0) out << R"(,"chip":)" << chip;
-      out << "}}";
-    }
-  }
-  for (auto const& e : evs) {
-    sep();
-    out << R"({"ph":"X","pid":)" << procs.pid(e.launch, e.core) << R"(,"tid":)" << tid[index_of(rows, e)]
-        << R"(,"cat":")";
-    write_json_escaped(out, e.category.empty() ? (e.dma ? "dma" : "compute") : e.category);
-    out << R"(","name":")";
-    write_json_escaped(out, e.name);
-    out << '"';
-    times(e.begin_ns, e.end_ns, e.cpu_ns);
-    out << R"(,"launch":)" << e.launch << R"(,"core":)" << procs.core_on_chip(e.launch, e.core);
-    if (int const chip = procs.chip(e.launch, e.core); chip >= 0) out << R"(,"chip":)" << chip;
-    if (e.bytes >= 0) out << R"(,"bytes":)" << e.bytes;
-    if (!e.operand.empty()) {
-      out << R"(,"operand":")";
-      write_json_escaped(out, e.operand);
-      out << '"';
-    }
-    if (!e.point.empty()) {
-      out << R"(,"point":")";
-      write_json_escaped(out, e.point);
-      out << '"';
-    }
-    out << "}}";
-  }
-  out << "\n]}\n";
-}
+[[gnu::cold]] void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches);
 
 }  // namespace pallas::detail
+
 // ---- end pallas/trace/json.hpp ----
 // ---- begin pallas/trace/svg.hpp ----
 // The trace as a self-contained SVG picture. It draws one launch (the last by default, or one
@@ -9699,10 +8662,9 @@ inline std::string chip_label(trace::launch_info const& l, int chip) {
 // wall time; a grid step whose thread was off the CPU for more than half of it (descheduled,
 // or asleep) is hatched.
 
-#include <algorithm>
 #include <cstdint>
+#include <iosfwd>
 #include <limits>
-#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -9719,158 +8681,36 @@ inline constexpr std::uint64_t all_launches = std::numeric_limits<std::uint64_t>
 
 namespace pallas::detail {
 
-inline void write_xml_escaped(std::ostream& out, std::string_view s) {
-  for (char ch : s) {
-    if (ch == '<') out << "&lt;";
-    else if (ch == '>') out << "&gt;";
-    else if (ch == '&') out << "&amp;";
-    else if (ch == '"') out << "&quot;";
-    else out << ch;
-  }
-}
+void write_xml_escaped(std::ostream& out, std::string_view s);
 
 /// The launch `which` names among those recorded: itself, or the highest number for
 /// trace::last_launch; 0 when there is none.
-inline std::uint64_t chosen_launch(std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches,
-                                   std::uint64_t which) {
-  std::uint64_t last = 0;
-  bool found = false;
-  for (auto const& l : launches) last = std::max(last, l.id), found |= l.id == which;
-  for (auto const& e : evs) last = std::max(last, e.launch), found |= e.launch == which;
-  if (which == trace::last_launch) return last;
-  return found ? which : 0;
-}
+std::uint64_t chosen_launch(std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches,
+                            std::uint64_t which);
 
 /// A span's tooltip: its name, times, bytes, operand and grid point.
-[[gnu::cold]] inline std::string tooltip_of(trace::event const& e) {
-  std::string s = e.name + "\nwall " + std::to_string((e.end_ns - e.begin_ns) / 1000) + " us";
-  if (e.cpu_ns >= 0) s += ", CPU " + std::to_string(e.cpu_ns / 1000) + " us";
-  if (e.bytes >= 0) s += "\n" + std::to_string(e.bytes) + " bytes";
-  if (!e.operand.empty()) s += "\n" + e.operand;
-  if (!e.point.empty()) s += "\ngrid point " + e.point;
-  return s;
-}
+[[gnu::cold]] std::string tooltip_of(trace::event const& e);
 
 struct svg_frame {
   std::int64_t origin = 0, end = 1;
   double label_w = 250, width = 1150;
-  double x_of(std::int64_t t) const {
-    double const span = static_cast<double>(std::max<std::int64_t>(end - origin, 1));
-    return label_w + (static_cast<double>(t - origin) / span) * (width - label_w - 10);
-  }
+  double x_of(std::int64_t t) const;
 };
 
-inline char const* color_of(trace::event const& e) {
-  if (!e.dma) return "#4e79a7";
-  if (e.category == "semaphore_wait") return "#76b7b2";
-  if (e.category == "async_copy" || e.category == "sync_copy") return "#e15759";
-  return "#f28e2b";
-}
+char const* color_of(trace::event const& e);
 
 /// One span in a row at height y of height h.
-[[gnu::cold]] inline void write_span(std::ostream& out, svg_frame const& f, trace::event const& e, double y, double h) {
-  double const x0 = f.x_of(e.begin_ns), x1 = std::max(f.x_of(e.end_ns), x0 + 0.5);
-  std::int64_t const wall = std::max<std::int64_t>(e.end_ns - e.begin_ns, 1);
-  out << R"(<g><title>)";
-  write_xml_escaped(out, tooltip_of(e));
-  out << R"(</title><rect x=")" << x0 << R"(" y=")" << y << R"(" width=")" << x1 - x0 << R"(" height=")" << h
-      << R"(" fill=")" << color_of(e) << R"(" stroke="white" stroke-width="0.3"/>)";
-  if (e.cpu_ns >= 0) {
-    double const share = std::min(1.0, static_cast<double>(e.cpu_ns) / static_cast<double>(wall));
-    if (!e.dma && share < 0.5)
-      out << R"(<rect x=")" << x0 << R"(" y=")" << y << R"(" width=")" << x1 - x0 << R"(" height=")" << h
-          << "\" fill=\"url(#off_cpu)\"/>";
-    out << R"(<rect x=")" << x0 << R"(" y=")" << y + h - 3 << R"(" width=")" << (x1 - x0) * share
-        << R"(" height="3" fill="#222"/>)";
-  }
-  out << "</g>\n";
-}
+[[gnu::cold]] void write_span(std::ostream& out, svg_frame const& f, trace::event const& e, double y, double h);
 
-inline void write_axis(std::ostream& out, svg_frame const& f, double y) {
-  for (int k = 0; k <= 4; ++k) {
-    std::int64_t const t = f.origin + (f.end - f.origin) * k / 4;
-    out << R"(<text x=")" << f.x_of(t) - (k == 4 ? 50 : 0) << R"(" y=")" << y << R"(" fill="#555">)"
-        << static_cast<double>(t - f.origin) / 1e3 << " us</text>\n";
-  }
-}
+void write_axis(std::ostream& out, svg_frame const& f, double y);
 
 /// Writes the picture; returns false when `which` names a launch that was not recorded
 /// (the picture then says so).
-[[gnu::cold]] inline bool write_svg(std::ostream& out, std::vector<trace::event> const& all, std::vector<trace::launch_info> const& launches,
-                      std::uint64_t which) {
-  bool const every = which == trace::all_launches;
-  std::uint64_t const chosen = every ? 0 : chosen_launch(all, launches, which);
-  bool const missing = !every && which != trace::last_launch && chosen == 0;
-  std::vector<trace::event> evs;
-  for (auto const& e : all)
-    if (every || e.launch == chosen) evs.push_back(e);
-  std::vector<trace::launch_info> shown;
-  for (auto const& l : launches)
-    if (every || l.id == chosen) shown.push_back(l);
-  svg_frame f;
-  f.origin = origin_of(evs, shown);
-  f.end = f.origin + 1;
-  for (auto const& e : evs) f.end = std::max(f.end, e.end_ns);
-  for (auto const& l : shown) f.end = std::max(f.end, l.end_ns);
-  double const row_h = 18, gap = 4, top = 66;
-  auto const rows = tracks_of(evs);
-  std::size_t const num_rows = every ? shown.size() : rows.size();
-  double const height = top + static_cast<double>(num_rows) * (row_h + gap) + 40;
-  out << R"(<svg xmlns="http://www.w3.org/2000/svg" width=")" << f.width << R"(" height=")" << height
-      << R"(" font-family="sans-serif" font-size="12">)" << '\n';
-  out << R"svg(<defs><pattern id="off_cpu" width="6" height="6" patternUnits="userSpaceOnUse" )svg"
-      << R"svg(patternTransform="rotate(45)">)svg"
-      << R"(<rect width="3" height="6" fill="white" fill-opacity="0.6"/></pattern></defs>)" << '\n';
-  out << R"(<rect width="100%" height="100%" fill="white"/>)" << '\n';
-  out << R"(<text x="10" y="20" font-size="14">)";
-  if (missing) {
-    out << "pallas-cpp timeline: launch #" << which << " was not recorded";
-  } else if (every) {
-    out << "pallas-cpp timeline: " << shown.size() << " launches, " << evs.size() << " spans over "
-        << static_cast<double>(f.end - f.origin) / 1e3 << " us";
-  } else {
-    std::string label = "#" + std::to_string(chosen);
-    for (auto const& l : shown) label = l.label();
-    out << "pallas-cpp timeline of launch ";
-    write_xml_escaped(out, label);
-    out << ": " << evs.size() << " spans over " << static_cast<double>(f.end - f.origin) / 1e3 << " us";
-  }
-  out << "</text>\n";
-  out << R"(<text x="10" y="38" fill="#444">blue: grid steps; orange: pipeline copies and the DMA thread's moves )"
-      << R"((a copy from its start to the end of its wait); red: copies started by hand; teal: semaphore waits</text>)"
-      << '\n'
-      << R"(<text x="10" y="54" fill="#444">dark strip under a span: the thread's CPU time as a share of its wall )"
-      << R"(time; hatched: a step off the CPU (descheduled or asleep) for over half of it</text>)" << '\n';
-  auto row_y = [&](std::size_t r) { return top + static_cast<double>(r) * (row_h + gap); };
-  if (every) {
-    for (std::size_t r = 0; r < shown.size(); ++r) {
-      double const y = row_y(r);
-      out << R"(<text x="10" y=")" << y + row_h * 0.72 << R"(">)";
-      write_xml_escaped(out, shown[r].label());
-      out << "</text>\n";
-      double const x0 = f.x_of(shown[r].begin_ns), x1 = std::max(f.x_of(shown[r].end_ns), x0 + 0.5);
-      out << R"(<rect x=")" << x0 << R"(" y=")" << y << R"(" width=")" << x1 - x0 << R"(" height=")" << row_h
-          << R"(" fill="#e4e4e4"/>)" << '\n';
-      for (auto const& e : evs)
-        if (e.launch == shown[r].id) write_span(out, f, e, e.dma ? y + row_h / 2 : y, row_h / 2);
-    }
-  } else {
-    for (std::size_t r = 0; r < rows.size(); ++r) {
-      double const y = row_y(r);
-      out << R"(<text x="10" y=")" << y + row_h * 0.72 << R"(">)";
-      write_xml_escaped(out, rows[r].label);
-      out << "</text>\n";
-      out << R"(<rect x=")" << f.label_w << R"(" y=")" << y << R"(" width=")" << f.width - f.label_w - 10
-          << R"(" height=")" << row_h << R"(" fill="#f3f3f3"/>)" << '\n';
-    }
-    for (auto const& e : evs) write_span(out, f, e, row_y(index_of(rows, e)) + 2, row_h - 4);
-  }
-  write_axis(out, f, row_y(num_rows) + 14);
-  out << "</svg>\n";
-  return !missing;
-}
+[[gnu::cold]] bool write_svg(std::ostream& out, std::vector<trace::event> const& all, std::vector<trace::launch_info> const& launches,
+                            std::uint64_t which);
 
 }  // namespace pallas::detail
+
 // ---- end pallas/trace/svg.hpp ----
 
 namespace pallas::detail {
@@ -9881,45 +8721,16 @@ inline bool ends_with(std::string_view s, std::string_view tail) {
 
 /// Where the trace's warnings go (an unwritable path, an empty trace): stderr, unless a
 /// test puts its own sink here.
-inline std::function<void(std::string const&)>& warning_sink() {
-  // Never destroyed: the atexit handler that writes the trace may run after static destructors.
-  static auto* const sink =
-      new std::function<void(std::string const&)>([](std::string const& m) { std::cerr << m << '\n'; });
-  return *sink;
-}
-inline void warn(std::string const& message) {
-  if (auto const& sink = warning_sink()) sink(message);
-}
+std::function<void(std::string const&)>& warning_sink();
+void warn(std::string const& message);
 
 /// PALLAS_TRACE_LAUNCH: "last" (or unset), "all", or a launch's number.
-inline std::uint64_t launch_choice_from_env() {
-  char const* v = std::getenv("PALLAS_TRACE_LAUNCH");
-  if (!v || !*v || std::string_view(v) == "last") return trace::last_launch;
-  if (std::string_view(v) == "all") return trace::all_launches;
-  char* end = nullptr;
-  unsigned long long const n = std::strtoull(v, &end, 10);
-  if (end && *end == '\0' && n > 0) return static_cast<std::uint64_t>(n);
-  warn(std::string("pallas::trace: PALLAS_TRACE_LAUNCH=") + v +
-       " is not a launch number, \"last\" or \"all\"; drawing the last launch");
-  return trace::last_launch;
-}
+std::uint64_t launch_choice_from_env();
 
 /// PALLAS_TRACE's path for this process: under an MPI job of several ranks (as mpirun's
 /// environment says) rank r writes `run.rank<r>.json` for `run.json`, so that the ranks do
 /// not overwrite one another's trace.
-inline std::string trace_path_for_this_process(std::string path) {
-  for (auto [rank_var, size_var] :  // Open MPI's, then MPICH's (Hydra) launcher
-       {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, std::pair{"PMI_RANK", "PMI_SIZE"}}) {
-    char const* rank = std::getenv(rank_var);
-    char const* size = std::getenv(size_var);
-    if (!rank || !*rank || !size || std::atoi(size) <= 1) continue;
-    std::size_t const slash = path.find_last_of('/');
-    std::size_t const dot = path.find_last_of('.');
-    std::size_t const at = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? dot : path.size();
-    return path.insert(at, std::string(".rank") + rank);
-  }
-  return path;
-}
+std::string trace_path_for_this_process(std::string path);
 
 class recorder {
  public:
@@ -9936,82 +8747,31 @@ class recorder {
   }
   static std::mutex& mutex_of() { return instance().mutex_; }
 
-  recorder() {
-    if (char const* path = std::getenv("PALLAS_TRACE"); path && *path) {
-      at_exit_path_ = trace_path_for_this_process(path);
-      enabled_.store(true, std::memory_order_relaxed);
-      std::atexit([] { instance().write_at_exit(); });
-    }
-  }
+  recorder();
   recorder(recorder const&) = delete;
   recorder& operator=(recorder const&) = delete;
 
   /// The atexit handler: writes the trace to `path`, warning (not failing) when nothing was
   /// recorded or the file cannot be written.
-  bool write_at_exit(std::string const& path) const {
-    bool const empty = [&] {
-      std::lock_guard lock(mutex_);
-      return events_.empty() && launches_.empty();
-    }();
-    if (empty)
-      warn("pallas::trace: PALLAS_TRACE=" + path +
-           ": nothing was recorded (no kernel ran while tracing was on); the trace is empty");
-    return write_file(path, ends_with(path, ".svg"), launch_choice_from_env());
-  }
+  bool write_at_exit(std::string const& path) const;
   void write_at_exit() const { write_at_exit(at_exit_path_); }
 
   /// Writes the SVG picture of launch `which` or the JSON; warns and returns false when the
   /// file cannot be written (or the launch was not recorded).
-  [[gnu::cold]] bool write_file(std::string const& path, bool svg, std::uint64_t which) const {
-    std::ofstream out(path);
-    if (!out) {
-      warn("pallas::trace: cannot write the trace to " + path + " (" + std::strerror(errno) + ")");
-      return false;
-    }
-    bool drawn = true;
-    if (svg)
-      drawn = write_svg(out, which);
-    else
-      write_json(out);
-    out.flush();
-    if (!out) {
-      warn("pallas::trace: writing the trace to " + path + " failed (" + std::strerror(errno) + ")");
-      return false;
-    }
-    if (!drawn) warn("pallas::trace: " + path + ": launch #" + std::to_string(which) + " was not recorded");
-    return drawn;
-  }
+  [[gnu::cold]] bool write_file(std::string const& path, bool svg, std::uint64_t which) const;
 
   bool enabled() const noexcept { return enabled_.load(std::memory_order_relaxed); }
   void enable(bool on) { enabled_.store(on, std::memory_order_relaxed); }
-  void clear() {
-    std::lock_guard lock(mutex_);
-    events_.clear();
-    launches_.clear();
-  }
+  void clear();
 
-  void record(trace::event e) {
-    std::lock_guard lock(mutex_);
-    events_.push_back(std::move(e));
-  }
-  void record(trace::launch_info l) {
-    std::lock_guard lock(mutex_);
-    launches_.push_back(std::move(l));
-  }
+  void record(trace::event e);
+  void record(trace::launch_info l);
 
-  std::vector<trace::event> events() const {
-    std::lock_guard lock(mutex_);
-    return events_;
-  }
-  std::vector<trace::launch_info> launches() const {
-    std::lock_guard lock(mutex_);
-    return launches_;
-  }
+  std::vector<trace::event> events() const;
+  std::vector<trace::launch_info> launches() const;
 
-  void write_json(std::ostream& out) const { detail::write_json(out, events(), launches()); }
-  bool write_svg(std::ostream& out, std::uint64_t which) const {
-    return detail::write_svg(out, events(), launches(), which);
-  }
+  void write_json(std::ostream& out) const;
+  bool write_svg(std::ostream& out, std::uint64_t which) const;
 
  private:
   mutable std::mutex mutex_;
@@ -10034,16 +8794,7 @@ class span {
       event_.cpu_ns = thread_cpu_ns();
     }
   }
-  ~span() {
-    if (active_) {
-      event_.cpu_ns = cpu_since(event_.cpu_ns);
-      event_.end_ns = now_ns();
-      try {
-        recorder::instance().record(std::move(event_));
-      } catch (...) {  // out of memory: a span less, never a terminate from a destructor
-      }
-    }
-  }
+  ~span();
   span(span const&) = delete;
   span& operator=(span const&) = delete;
 
@@ -10063,30 +8814,8 @@ inline std::uint64_t& launch_of_this_thread() {
 class launch_scope {
  public:
   launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores, int cores_per_chip = 0,
-               int first_core = 0) {
-    if (recorder::instance().enabled()) {
-      active_ = true;
-      info_.id = id;
-      info_.who = std::string(who);
-      info_.name = name.empty() ? info_.who : std::string(name);
-      info_.num_cores = num_cores;
-      info_.cores_per_chip = cores_per_chip;
-      info_.first_core = first_core;
-      info_.begin_ns = now_ns();
-      info_.cpu_ns = thread_cpu_ns();
-    }
-  }
-  ~launch_scope() {
-    if (active_) {
-      launch_of_this_thread() = info_.id;
-      info_.cpu_ns = cpu_since(info_.cpu_ns);
-      info_.end_ns = now_ns();
-      try {
-        recorder::instance().record(std::move(info_));
-      } catch (...) {
-      }
-    }
-  }
+               int first_core = 0);
+  ~launch_scope();
   launch_scope(launch_scope const&) = delete;
   launch_scope& operator=(launch_scope const&) = delete;
 
@@ -10101,630 +8830,8 @@ namespace pallas::trace {
 /// Whether spans are being recorded (pl::trace::start(), or PALLAS_TRACE set).
 inline bool enabled() { return detail::recorder::instance().enabled(); }
 }  // namespace pallas::trace
+
 // ---- end pallas/trace/recorder.hpp ----
-
-namespace pallas::detail {
-
-inline void dma_engine::prune_locked() {
-  // Copies whose chunks all moved and that no thread holds any more go back to the pool.
-  auto done = [](shared_copy* c) {
-    return c->done.load(std::memory_order_acquire) >= c->chunks && c->users.load(std::memory_order_acquire) == 0;
-  };
-  for (shared_copy* c : shared_)
-    if (done(c)) c->in_use = false;
-  std::erase_if(shared_, done);
-}
-
-inline void dma_engine::publish(dma_task const& task, std::uint64_t launch) {
-  {
-    std::lock_guard lock(shared_mutex_);
-    prune_locked();
-    shared_copy* slot = nullptr;
-    for (auto& c : pool_)
-      if (!c.in_use) {
-        slot = &c;
-        break;
-      }
-    if (!slot) slot = &pool_.emplace_back();
-    slot->in_use = true;
-    slot->task = task;
-    slot->chunks = static_cast<std::int32_t>(task.chunk_count(chunk_bytes));
-    slot->next.store(0, std::memory_order_relaxed);
-    slot->moved.store(0, std::memory_order_relaxed);
-    slot->done.store(0, std::memory_order_relaxed);
-    slot->sleeping.store(false, std::memory_order_relaxed);
-    slot->moved_by_thread = 0;
-    slot->launch = launch;
-    shared_.push_back(slot);
-    claimable_.fetch_add(1, std::memory_order_release);
-  }
-  thread_->wake();
-}
-
-/// Moves chunks of `c` until none is left to claim; the mover of the last chunk signals.
-inline void dma_engine::claim_chunks(shared_copy& c, bool by_thread) {
-  bool took_last = false;
-  for (;;) {
-    std::int32_t const k = c.next.fetch_add(1, std::memory_order_acq_rel);
-    if (k >= c.chunks) break;
-    if (k == c.chunks - 1) took_last = true;
-    c.task.move_chunk(k, chunk_bytes);
-    if (by_thread) ++c.moved_by_thread;
-    if (c.moved.fetch_add(1, std::memory_order_acq_rel) + 1 == c.chunks) c.task.signal();
-    // `done` counts a chunk only after its mover's signal (if any): a waiter that sees the
-    // copy out of flight also sees its semaphore, never a short one with nothing in flight
-    // (which the deadlock detector took for a deadlock when the DMA thread was preempted
-    // between its last chunk and the signal).
-    if (c.done.fetch_add(1, std::memory_order_seq_cst) + 1 == c.chunks && c.sleeping.load(std::memory_order_seq_cst))
-      c.done.notify_all();
-  }
-  if (took_last) claimable_.fetch_sub(1, std::memory_order_acq_rel);
-}
-
-inline bool dma_engine::serve(int core_index) {
-  shared_copy* c = nullptr;
-  {
-    std::lock_guard lock(shared_mutex_);
-    for (shared_copy* s : shared_)
-      if (s->next.load(std::memory_order_acquire) < s->chunks) {
-        c = s;
-        c->users.fetch_add(1, std::memory_order_acq_rel);
-        break;
-      }
-  }
-  if (!c) return false;
-  bool const tracing = trace::enabled();
-  std::int64_t const begin = tracing ? detail::now_ns() : 0;
-  std::int64_t const cpu = tracing ? detail::thread_cpu_ns() : 0;
-  std::int64_t const before = c->moved_by_thread;
-  claim_chunks(*c, true);
-  if (tracing && c->moved_by_thread > before) {
-    trace::event e;
-    e.name = "DMA thread: " + std::to_string(c->moved_by_thread - before) + " of " + std::to_string(c->chunks) +
-             " chunks, " + std::to_string(c->task.bytes) + " bytes";
-    e.launch = c->launch;
-    e.core = core_index;
-    e.dma = true;
-    e.category = "dma_thread";
-    e.lane = 2000;
-    e.lane_name = "DMA thread";
-    e.bytes = c->task.bytes;
-    e.begin_ns = begin;
-    e.cpu_ns = detail::cpu_since(cpu);
-    e.end_ns = detail::now_ns();
-    detail::recorder::instance().record(std::move(e));
-  }
-  c->users.fetch_sub(1, std::memory_order_acq_rel);
-  return true;
-}
-
-/// Moves unclaimed chunks of the oldest published copy that signals `cell`.
-inline bool dma_engine::help(std::atomic<std::int32_t> const* cell) {
-  if (!claimable()) return false;
-  shared_copy* c = nullptr;
-  {
-    std::lock_guard lock(shared_mutex_);
-    for (shared_copy* s : shared_)
-      if (s->task.semaphore == cell && s->next.load(std::memory_order_acquire) < s->chunks) {
-        c = s;
-        c->users.fetch_add(1, std::memory_order_acq_rel);
-        break;
-      }
-  }
-  if (!c) return false;
-  claim_chunks(*c, false);
-  c->users.fetch_sub(1, std::memory_order_acq_rel);
-  return true;
-}
-
-/// A published copy that signals `cell` and whose chunks are all claimed but not all moved.
-inline shared_copy* dma_engine::in_flight_for(std::atomic<std::int32_t> const* cell) {
-  if (!thread_) return nullptr;
-  std::lock_guard lock(shared_mutex_);
-  for (shared_copy* s : shared_)
-    if (s->task.semaphore == cell && s->done.load(std::memory_order_acquire) < s->chunks) return s;
-  return nullptr;
-}
-
-inline void dma_engine::quiesce() {
-  // Finish every published copy here, then wait until the DMA thread lets go of them.
-  for (;;) {
-    shared_copy* c = nullptr;
-    {
-      std::lock_guard lock(shared_mutex_);
-      for (shared_copy* s : shared_)
-        if (s->next.load(std::memory_order_acquire) < s->chunks) {
-          c = s;
-          c->users.fetch_add(1, std::memory_order_acq_rel);
-          break;
-        }
-    }
-    if (!c) break;
-    claim_chunks(*c, false);
-    c->users.fetch_sub(1, std::memory_order_acq_rel);
-  }
-  // Never spin for long on the DMA thread: it runs only on CPUs nobody else wants.
-  std::lock_guard lock(shared_mutex_);
-  for (shared_copy* s : shared_)
-    for (int k = 0; s->done.load(std::memory_order_acquire) < s->chunks || s->users.load(std::memory_order_acquire) != 0;
-         ++k) {
-      if (k < 256)
-        cpu_relax();
-      else
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
-    }
-  prune_locked();
-}
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/runtime/dma_shared_copies.hpp ----
-// ---- begin pallas/detail/runtime/polling.hpp ----
-// Busy-polling a semaphore: `while (pl::semaphore_read(s) == 0) {}` is a wait the library
-// cannot see as one. A core that reads the same semaphore `polls_before_waiting` times in a
-// row, seeing the same value and doing no other semaphore or copy operation in between,
-// counts as waiting for it to change: deadlock detection (deadlock.hpp) then treats it like
-// a core blocked in semaphore_wait, and reports the loop that nothing can end instead of
-// hanging. Its next read of another value, or its next synchronization, ends the wait. A
-// core that stops polling without either (the loop gave up by itself) keeps the record
-// until then, which is harmless: a deadlock is reported only when every blocked core
-// confirms, in its own wait, that its semaphore is still short.
-
-#include <atomic>
-#include <cstdint>
-
-// ---- begin pallas/detail/runtime/random_order.hpp ----
-// The random DMA order's choices: each core draws its DMA choices from its own seeded
-// generator, and the cores interleave as the launch's seeded generator says
-// (interleaving.hpp), so that a launch's run depends only on the seed.
-
-#include <chrono>
-#include <cstdint>
-#include <thread>
-
-
-namespace pallas::detail {
-
-/// The next of the core's seeded random numbers (splitmix64).
-inline std::uint64_t next_random(core_state& core) noexcept { return core.dma.next_random(); }
-
-/// The start of a core's job: it runs once it holds the token.
-inline void interleave_begin(core_state& core) {
-  interleaving& il = core.launch->interleave;
-  if (il.active()) il.wait_for(core.index);
-}
-
-/// A synchronization point: the token may go to another core.
-inline void interleave_point(core_state& core) {
-  interleaving& il = core.launch->interleave;
-  if (!il.active()) return;
-  ++il.progress;
-  int const next = il.pick();
-  if (next < 0 || next == core.index) return;
-  il.pass_to(next);
-  il.wait_for(core.index);
-  core.launch->check_aborted();
-}
-
-/// A wait that cannot be satisfied now: the token goes to a core that can run, and comes
-/// back when something may have changed. Returns false when no core can run any more (a
-/// deadlock: the caller reports it).
-inline bool interleave_block(core_state& core) {
-  interleaving& il = core.launch->interleave;
-  if (!il.active()) return true;  // given up: the caller waits as in the other orders
-  auto const me = static_cast<std::size_t>(core.index);
-  il.slots[me].now = interleaving::state::blocked;
-  il.slots[me].blocked_at = il.progress;
-  int const next = il.pick();
-  if (next < 0) return false;
-  il.pass_to(next);
-  il.wait_for(core.index);
-  // Still taking turns: this core holds the token. Given up: it may not, and the slots
-  // belong to whichever core still does.
-  if (il.active()) il.slots[me].now = interleaving::state::runnable;
-  core.launch->check_aborted();
-  return true;
-}
-
-/// The end of a core's job (also when it throws): the token goes on.
-inline void interleave_end(core_state& core) {
-  interleaving& il = core.launch->interleave;
-  if (!il.active()) return;
-  il.slots[static_cast<std::size_t>(core.index)].now = interleaving::state::finished;
-  ++il.progress;
-  int next = il.pick();
-  if (next < 0)  // every other core is blocked for good: one of them reports the deadlock
-    for (std::size_t c = 0; c < il.slots.size() && next < 0; ++c)
-      if (il.slots[c].now == interleaving::state::blocked) next = static_cast<int>(c);
-  if (next >= 0) il.pass_to(next);
-}
-
-/// Every core waits here once, after allocating its scratch and before its body runs, so
-/// that no core signals a semaphore another core has not allocated yet.
-inline void start_barrier(core_state& core) {
-  launch_state& launch = *core.launch;
-  if (!launch.interleave.active()) {
-    launch.start_barrier();
-    return;
-  }
-  launch.arrived.fetch_add(1, std::memory_order_acq_rel);
-  ++launch.interleave.progress;
-  while (launch.arrived.load(std::memory_order_acquire) < launch.num_cores) {
-    if (!launch.interleave.active()) return launch.start_barrier_wait();
-    if (!interleave_block(core)) break;  // the others failed or finished
-  }
-}
-
-/// In the random order, a synchronization point (semaphore operations, copy starts and
-/// waits): another core may run from here, as the seed says (interleaving.hpp).
-inline void perturb(core_state& core) { interleave_point(core); }
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/runtime/random_order.hpp ----
-
-namespace pallas::detail {
-
-/// Reads of one unchanged semaphore in a row after which a core counts as waiting.
-inline constexpr int polls_before_waiting = 64;
-
-/// The core stops polling: it synchronizes otherwise, or saw a new value.
-inline void end_polling(core_state& core) noexcept {
-  leave_wait(core, core.poll.watch);
-  core.poll.cell = nullptr;
-  core.poll.reads = 0;
-}
-
-/// Notes that the core read `value` from `cell` at `where`; may throw pallas::deadlock_error.
-inline void note_semaphore_read(core_state& core, std::atomic<std::int32_t> const& cell, std::int32_t value,
-                                place where) {
-  semaphore_poll& p = core.poll;
-  if (p.cell != &cell || p.value != value) {
-    end_polling(core);
-    p.cell = &cell;
-    p.value = value;
-    p.stalled_since = {};
-    return;
-  }
-  if (++p.reads < polls_before_waiting) return;
-  launch_state& launch = *core.launch;
-  if (launch.interleave.active()) {  // the cores take turns: a core that can run gets the token
-    p.reads = 0;
-    enter_wait(core, p.watch, &cell, value, polling_who, where);
-    bool const someone_ran = interleave_block(core);
-    leave_wait(core, p.watch);
-    if (!someone_ran) report_deadlock(launch);
-    return;
-  }
-  enter_wait(core, p.watch, &cell, value, polling_who, where);
-  poll_wait(core, p.watch, [&] {  // over MPI another rank may still signal it: never proven stuck
-    return cell.load(std::memory_order_acquire) == value && !chips_elsewhere(launch);
-  });
-  if (launch.chips) stalled_remote(core, p.stalled_since);
-}
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/runtime/polling.hpp ----
-
-namespace pallas::detail {
-
-inline void dma_engine::reset(dma_order_policy order, std::uint64_t core_seed, dma_thread* thread,
-                              std::int64_t thread_min_bytes) {
-  quiesce();
-  queue_.clear();
-  {
-    std::lock_guard lock(shared_mutex_);
-    shared_.clear();
-    for (auto& c : pool_) c.in_use = false;
-  }
-  order_ = order;
-  thread_ = order.order == dma_order::on_wait ? thread : nullptr;
-  thread_min_bytes_ = thread_min_bytes;
-  copy_count_ = 0;
-  random_state_ = core_seed;
-}
-
-/// Moves a copy's bytes now and signals its semaphore (checked mode: verifies and records
-/// the move of a tracked copy).
-template <class Core>
-void dma_engine::run_now(Core& core, dma_task const& task, place where) {
-  if constexpr (checked_mode) {
-    if (task.tracked) core.checked.before_move(task.id, where);
-  }
-  task.move_bytes();
-  if constexpr (checked_mode) {
-    if (task.tracked) core.checked.after_move(task.id);
-  }
-  task.signal();
-}
-
-template <class Core>
-void dma_engine::run_queued_at(Core& core, std::size_t k, place where) {
-  dma_task const task = queue_[k];
-  queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
-  run_now(core, task, where);
-}
-
-/// Runs one queued copy that signals `cell` (the oldest, or a random one in the random
-/// order); false if there is none.
-template <class Core>
-bool dma_engine::run_queued_for(Core& core, std::atomic<std::int32_t> const* cell, place where) {
-  bool const random = order_.order == dma_order::random;
-  std::size_t matches = 0, first = queue_.size();
-  for (std::size_t k = 0; k < queue_.size(); ++k)
-    if (queue_[k].semaphore == cell) {
-      if (matches++ == 0) first = k;
-      if (!random) break;
-    }
-  if (matches == 0) return false;
-  if (random && matches > 1) {
-    auto pick = static_cast<std::size_t>(next_random() % matches);
-    for (std::size_t k = first; k < queue_.size(); ++k)
-      if (queue_[k].semaphore == cell && pick-- == 0) {
-        run_queued_at(core, k, where);
-        return true;
-      }
-  }
-  run_queued_at(core, first, where);
-  return true;
-}
-
-/// Random order: sometimes completes an unrelated queued copy early.
-template <class Core>
-void dma_engine::maybe_complete_early(Core& core, place where) {
-  if (order_.order != dma_order::random || queue_.empty()) return;
-  std::uint64_t const r = next_random();
-  if ((r & 3) != 0) return;
-  run_queued_at(core, static_cast<std::size_t>((r >> 2) % queue_.size()), where);
-}
-
-template <class Core>
-void dma_engine::start(Core& core, dma_task task, place where) {
-  end_polling(core);
-  ++copy_count_;
-  if (!task.tracked) task.id = copy_count_;
-  if constexpr (checked_mode) {
-    if (core.checked.races)
-      core.checked.race_copy(task.src_region(), task.dst_region(), task.semaphore,
-                             where.known() ? "async copy" : "pipeline copy", where);
-  }
-  if (order_.order == dma_order::eager) {
-    run_now(core, task, where);
-    return;
-  }
-  if (order_.order == dma_order::random) {
-    perturb(core);
-    if ((next_random() & 3) == 0) {
-      run_now(core, task, where);
-      return;
-    }
-  }
-  // Under the automatic executor (thread_min_bytes_ > 0) a thread found starved mid-launch
-  // gets no more of this launch's copies (dma_thread_health).
-  if (thread_ && !task.tracked && !task.streaming && task.bytes >= thread_min_bytes_ &&
-      !(thread_min_bytes_ > 0 && dma_thread_health::starved())) {
-    publish(task, core.launch->id);
-    return;
-  }
-  queue_.push_back(task);
-}
-
-template <class Core>
-void dma_engine::wait(Core& core, std::atomic<std::int32_t>& cell, std::int32_t value, char const* who,
-                      place where) {
-  if (value < 0) fail("pallas::", who, ": cannot wait for a negative value ", value);
-  end_polling(core);
-  launch_state& launch = *core.launch;
-  if (order_.order == dma_order::random) {
-    perturb(core);
-    maybe_complete_early(core, where);
-  }
-  bool const spin = spinning_pays(launch.num_cores);
-  bool const spin_on_thread = spinning_pays(launch.num_cores + 1);
-  struct wait_scope {  // checked mode: moves inside the wait snapshot when it ends
-    checked_state& c;
-    explicit wait_scope(checked_state& s) : c(s) { c.in_wait = checked_mode; }
-    ~wait_scope() {
-      if constexpr (checked_mode) c.wait_ended();
-    }
-  } scope(core.checked);
-  wait_registration blocked(core);
-  std::chrono::steady_clock::time_point stalled_since{};  // multi-process chips: when this wait began blocking
-  for (int k = 0;; ++k) {
-    std::int32_t cur = cell.load(std::memory_order_acquire);
-    if (cur >= value) {
-      blocked.leave();
-      if (cell.compare_exchange_weak(cur, cur - value, std::memory_order_acq_rel)) {
-        if constexpr (checked_mode) {
-          core.checked.race_acquire(&cell);
-          core.checked.waited(&cell, value, who, where);
-        }
-        return;
-      }
-      continue;
-    }
-    // Never while registered as blocked: the queues held nothing for `cell` then.
-    if (help(&cell) || run_queued_for(core, &cell, where)) {
-      k = 0;
-      continue;
-    }
-    if (remote_pending_for(launch, &cell)) {  // a remote copy that signals `cell`: move it here
-      blocked.leave();
-      progress_remote(launch, &cell);
-      k = 0;
-      continue;
-    }
-    launch.check_aborted();
-    if (shared_copy* c = in_flight_for(&cell)) {
-      // The DMA thread moves its last chunks: spin while it has a CPU, else sleep on it.
-      blocked.leave();
-      auto const deadline = std::chrono::steady_clock::now() + spin_budget;
-      std::int32_t seen = c->done.load(std::memory_order_acquire);
-      for (int s = 1; spin_on_thread && seen < c->chunks; ++s) {
-        cpu_relax();
-        seen = c->done.load(std::memory_order_acquire);
-        if ((s & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
-      }
-      if (seen < c->chunks) {
-        auto const slept = std::chrono::steady_clock::now();
-        c->sleeping.store(true, std::memory_order_seq_cst);
-        seen = c->done.load(std::memory_order_seq_cst);
-        if (seen < c->chunks) c->done.wait(seen, std::memory_order_acquire);
-        c->sleeping.store(false, std::memory_order_relaxed);
-        dma_thread_health::note_wait(std::chrono::steady_clock::now() - slept);
-      }
-      k = 0;
-      continue;
-    }
-    if (launch.interleave.active()) {  // the cores take turns: let another run, or report the deadlock
-      blocked.enter(&cell, value, who, where);
-      if (!interleave_block(core)) report_deadlock(launch);
-      blocked.leave();
-      k = 0;
-      continue;
-    }
-    if (k < 2048 && spin) {
-      cpu_relax();
-    } else if (k < 4096) {
-      std::this_thread::yield();
-    } else {
-      blocked.enter(&cell, value, who, where);
-      blocked.poll([&] {
-        return cell.load(std::memory_order_acquire) < value && !remote_pending_for(launch, &cell) &&
-               !chips_elsewhere(launch);  // over MPI, another rank may still signal it: a timeout decides
-      });
-      if (launch.chips) stalled_remote(core, stalled_since);
-      std::this_thread::sleep_for(std::chrono::microseconds(k < 8192 ? 10 : 100));
-    }
-  }
-}
-
-/// The end of a core's body. Checked mode: a copy started and never waited is an error
-/// (pallas::leak_error naming the copy, where it started, and the core). Copies still
-/// queued move now (unchecked mode, and copies the checked registry does not track).
-template <class Core>
-void dma_engine::finish(Core& core) {
-  if constexpr (checked_mode) {
-    std::string const left = core.checked.unwaited();
-    if (!left.empty()) fail<leak_error>("pallas::kernel: copies were started and never waited: ", left);
-  }
-  std::size_t unwaited = queue_.size();
-  for (auto const& task : queue_) task.run();
-  queue_.clear();
-  {
-    std::lock_guard lock(shared_mutex_);
-    prune_locked();
-    unwaited += shared_.size();
-  }
-  quiesce();
-  if (checked_mode && unwaited != 0)
-    fail<leak_error>("pallas::kernel: ", unwaited, " copies were started and never waited");
-}
-
-template <class Core>
-void dma_engine::copy_now(Core& core, dma_task task, place where, std::mutex* serialize) {
-  ++copy_count_;
-  if (!task.tracked) task.id = copy_count_;
-  if constexpr (checked_mode) {
-    if (core.checked.races) core.checked.race_copy(task.src_region(), task.dst_region(), nullptr, "sync_copy", where);
-  }
-  if (order_.order == dma_order::random) perturb(core);
-  if (serialize) {
-    std::lock_guard const serial(*serialize);
-    run_now(core, task, where);
-  } else {
-    run_now(core, task, where);
-  }
-}
-
-// ---- The engine's entry points as the rest of the library calls them.
-
-/// Blocks until `cell` holds at least `value`, then subtracts it (dma_engine::wait).
-inline void wait_on_semaphore(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value, char const* who,
-                              place where = {}) {
-  core.dma.wait(core, cell, value, who, where);
-}
-
-/// Whether the next copy started on this core moves at once (checked mode does not poison
-/// the destination of such a copy). Consumes no random number.
-inline bool schedule_is_eager(core_state& core) noexcept { return core.dma.order().order == dma_order::eager; }
-
-/// Checked mode: a copy (or sync_copy) reading `src` and writing `dst` must not touch the
-/// destination, nor write the source, of a copy in flight: on this core, and for HBM, on
-/// every core. `who()` names the new copy in the message (only called on a race).
-template <class Who>
-void check_copy_conflicts(core_state& core, region const& src, region const& dst, Who&& who) {
-  std::string hit = core.checked.conflict(&src, &dst);
-  if (hit.empty()) {
-    bool const src_hbm = !src.empty() && !core.checked.memory.is_local(src.lo);
-    bool const dst_hbm = !dst.empty() && !core.checked.memory.is_local(dst.lo);
-    if (src_hbm || dst_hbm) {
-      launch_state const& launch = *core.launch;
-      for (int c = 0; c < launch.num_cores && hit.empty(); ++c) {
-        core_state const& other = *launch.cores[c];
-        if (&other == &core || other.checked.in_flight.load(std::memory_order_relaxed) == 0) continue;
-        hit = other.checked.conflict(src_hbm ? &src : nullptr, dst_hbm ? &dst : nullptr);
-      }
-    }
-  }
-  if (!hit.empty()) fail<race_error>("pallas::race: ", who(), ' ', hit, ", before that copy's wait");
-}
-
-/// "the copy's" source and destination regions overlap (identical views excepted).
-inline bool regions_overlap_unequal(region const& a, region const& b) noexcept {
-  bool const same = a.base == b.base && a.run == b.run && a.rank == b.rank && [&] {
-    for (int d = 0; d < a.rank; ++d)
-      if (a.extents[d] != b.extents[d] || a.strides[d] != b.strides[d]) return false;
-    return true;
-  }();
-  return !same && a.intersects(b);
-}
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/runtime/dma_engine_ops.hpp ----
-// ---- begin pallas/detail/runtime/end_of_kernel.hpp ----
-// What must hold when a core's body ends (every copy waited) and when a kernel ends (every
-// semaphore zero), checked mode's leak reports (pallas::leak_error).
-
-#include <cstdint>
-#include <mutex>
-#include <string>
-
-
-namespace pallas::detail {
-
-/// Checked mode: every semaphore of every core must be zero when the kernel ends.
-[[gnu::cold]] inline void check_semaphores_zero(launch_state const& launch) {
-  std::string found;
-  for (int c = 0; c < launch.num_cores; ++c) {
-    core_state const& core = *launch.cores[c];
-    std::lock_guard lock(core.checked.mutex);
-    for (auto const& blk : core.checked.semaphores) {
-      for (std::int64_t k = 0; k < blk.count; ++k) {
-        void const* cell = core.semaphores.base() + blk.offset + k * blk.element_bytes;
-        std::int32_t const v = read_cell(cell);
-        if (v != 0)
-          found += (found.empty() ? "" : "; ") + core.checked.semaphore_name_locked(cell) + " on " + core_name(core) + " holds " + std::to_string(v);
-      }
-    }
-  }
-  if (!found.empty())
-    fail<leak_error>("pallas::kernel: every semaphore must be zero when the kernel ends, but ", found);
-  for (int c = 0; c < launch.num_cores; ++c) {
-    core_state& core = *launch.cores[c];
-    std::lock_guard lock(core.early_mutex);
-    for (early_signal const& s : core.early_signals)
-      found += (found.empty() ? "" : "; ") + core_name(*launch.cores[s.from]) + " signaled " + s.name + " on " +
-               core_name(core) + " (+" + std::to_string(s.inc) +
-               "), which that core never allocated (a run_scoped it never reached?)";
-  }
-  if (!found.empty()) fail<leak_error>("pallas::kernel: every signal must reach its semaphore, but ", found);
-}
-
-/// The end of a core's body (dma_engine::finish): copies never waited are leaks in checked
-/// mode; copies still queued move now.
-inline void finish_core(core_state& core) { core.dma.finish(core); }
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/runtime/end_of_kernel.hpp ----
 
 namespace pallas::detail {
 
@@ -10751,14 +8858,7 @@ class core_set {
   explicit core_set(std::atomic<int>& slots) : slots_(slots) {}
   core_set(core_set const&) = delete;
   core_set& operator=(core_set const&) = delete;
-  ~core_set() {
-    for (auto& w : workers_) w->thread.request_stop();
-    for (auto& w : workers_) {
-      w->epoch.fetch_add(1, std::memory_order_release);
-      w->epoch.notify_one();
-    }
-    workers_.clear();  // joins
-  }
+  ~core_set();
 
   /// Runs `job(core)` on cores 0..config.num_cores-1 with the config's per-core VMEM/SMEM
   /// limits, and returns when every core is done. Rethrows the first exception a core
@@ -10775,117 +8875,7 @@ class core_set {
   /// run() with the job type-erased: the launch machinery below is compiled once per
   /// program, not once per kernel (it is most of a kernel's object code otherwise).
   void run_erased(launch_config const& config, std::uint64_t id, dma_thread* thread, void* job_object,
-                  void (*job)(void*, int)) {
-    int const num_cores = config.num_cores;
-    grow(num_cores);
-    detail::launch_scope traced(id, config.name, config.who, num_cores, config.chips ? config.cores_per_chip : 0,
-                                config.first_core);
-
-    launch_state state;
-    state.num_cores = num_cores;
-    state.id = id;
-    state.who = config.who;
-    core_states_.resize(static_cast<std::size_t>(num_cores));
-    for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)] = cores_[static_cast<std::size_t>(c)].get();
-    state.cores = core_states_.data();
-    state.axis_name = config.axis_name;
-    state.cores_per_chip = config.cores_per_chip > 0 ? config.cores_per_chip : num_cores;
-    state.chips = config.chips;
-    state.first_core = config.first_core;
-    state.schedule = config.schedule;
-    state.conventions = config.conventions;
-    state.interleave.reset(state.schedule.order == dma_order::random && state.schedule.yield_cores, num_cores,
-                           state.schedule.seed);
-    // Every core's state is set up before any core runs, since cores read each other's
-    // (semaphores, copies in flight, deadlock state). The workers are idle here.
-    for (int c = 0; c < num_cores; ++c) {
-      core_state& core = *core_states_[static_cast<std::size_t>(c)];
-      // Cores past the DMA thread's table move their copies themselves.
-      dma_thread* const served = core.dma_slot < dma_thread::max_engines ? thread : nullptr;
-      core.vmem.reset(config.vmem_capacity_bytes);
-      core.smem.reset(config.smem_capacity_bytes);
-      core.semaphores.reset(core_state::semaphore_arena_bytes);
-      core.dma.reset(state.schedule, state.schedule.seed * 0x2545f4914f6cdd1dull + static_cast<std::uint64_t>(core.index) + 1,
-                     served, config.executor == dma_executor_choice::automatic ? automatic_thread_min_bytes : 0);
-      if (served) served->attach(core.dma_slot, core.index, &core.dma);
-      core.checked.reset(core.index,
-                         memory_map{core.vmem.base(), core.vmem.capacity(), core.smem.base(), core.smem.capacity()},
-                         core.semaphores.base(), core_state::semaphore_arena_bytes);
-      core.state.store(run_state::running, std::memory_order_relaxed);
-      core.acked.store(0, std::memory_order_relaxed);
-      core.wait_cell.store(nullptr, std::memory_order_relaxed);
-      core.semaphores_allocated.store(0, std::memory_order_relaxed);
-      core.early_signals.clear();
-      core.grid = nullptr;
-      core.poll = {};
-      core.launch = &state;
-    }
-    if constexpr (checked_mode) {
-      // The race detector: races_found() describes this launch from now on.
-      if (config.conventions.races != race_policy::off) {
-        races_found_flag().store(false, std::memory_order_relaxed);
-        if (num_cores > 1) {
-          races_.reset(num_cores, config.conventions.races);
-          if (config.chips) races_.name_chips(state.cores_per_chip);
-          for (int c = 0; c < num_cores; ++c)
-            core_states_[static_cast<std::size_t>(c)]->checked.attach_races(&races_, config.chips != nullptr);
-        }
-      }
-    }
-    auto run_core = [&](core_state& core) {
-      current_core = &core;
-      if constexpr (checked_mode) current_access_checker = &core.checked;
-      core_error_context where(core_name(core));
-      scoped_error_context push(where);
-      try {
-        interleave_begin(core);
-        job(job_object, core.index);
-      } catch (launch_aborted const&) {
-      } catch (...) {
-        state.fail_with(std::current_exception());
-      }
-      core.dma.quiesce();  // nothing of this launch moves on the DMA thread any more
-      interleave_end(core);
-      core.state.store(run_state::finished, std::memory_order_seq_cst);
-      state.generation.fetch_add(1, std::memory_order_seq_cst);
-      current_access_checker = nullptr;
-      current_core = nullptr;
-    };
-    job_ = std::function<void(core_state&)>(std::ref(run_core));
-    // Workers spin between launches only while every busy thread has a CPU.
-    spin_.store(spinning_pays(num_cores), std::memory_order_relaxed);
-    pending_.store(num_cores - 1, std::memory_order_relaxed);
-    bool woke_parked = false;
-    woken_.assign(static_cast<std::size_t>(num_cores), 0);
-    for (int c = 1; c < num_cores; ++c) {
-      worker& w = *workers_[static_cast<std::size_t>(c - 1)];
-      std::uint32_t const epoch = w.epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
-      if (w.parked.load(std::memory_order_seq_cst)) {
-        w.epoch.notify_one();
-        woke_parked = true;
-        woken_[static_cast<std::size_t>(c)] = epoch;
-      }
-    }
-    run_core(*cores_[0]);
-    // A parked worker takes 10-60 us to wake (longer when its CPU is busy): a core whose
-    // worker has not started it yet runs here, after core 0 (which it cannot have been
-    // waiting for, since core 0 finished).
-    for (int c = 1; c < num_cores; ++c)
-      if (std::uint32_t const epoch = woken_[static_cast<std::size_t>(c)]; epoch != 0) {
-        worker& w = *workers_[static_cast<std::size_t>(c - 1)];
-        if (claim(w, epoch)) {
-          run_core(w.core);
-          pending_.fetch_sub(1, std::memory_order_acq_rel);
-        }
-      }
-    // Wait for the workers on the futex, never spinning after waking a parked one.
-    bool const spin = !woke_parked && spin_.load(std::memory_order_relaxed);
-    for (int left = pending_.load(std::memory_order_acquire); left != 0;) left = wait_for_change(pending_, left, spin);
-    job_ = nullptr;
-    for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)]->launch = nullptr;
-    if (state.first_error) std::rethrow_exception(state.first_error);
-    if constexpr (checked_mode) check_semaphores_zero(state);
-  }
+                  void (*job)(void*, int));
 
  public:
   /// Cores whose state exists so far (their threads persist between launches).
@@ -10906,47 +8896,9 @@ class core_set {
     std::jthread thread;
   };
 
-  void grow(int num_cores) {
-    while (static_cast<int>(cores_.size()) < num_cores) {
-      cores_.push_back(std::make_unique<core_state>(static_cast<int>(cores_.size())));
-      cores_.back()->dma_slot = slots_.fetch_add(1, std::memory_order_relaxed);
-      if (cores_.size() == 1) continue;  // core 0 runs on the launching thread
-      auto w = std::make_unique<worker>(*cores_.back());
-      worker* self = w.get();
-      w->thread = std::jthread([this, self](std::stop_token stop) { serve(stop, *self); });
-      workers_.push_back(std::move(w));
-    }
-  }
+  void grow(int num_cores);
 
-  void serve(std::stop_token const& stop, worker& self) {
-    std::uint32_t seen = 0;
-    for (;;) {
-      std::uint32_t now = self.epoch.load(std::memory_order_acquire);
-      if (now == seen && spin_.load(std::memory_order_relaxed)) {
-        auto const deadline = std::chrono::steady_clock::now() + idle_core_spin_budget;
-        for (int k = 1; now == seen; ++k) {
-          cpu_relax();
-          now = self.epoch.load(std::memory_order_acquire);
-          if ((k & 63) == 0) {
-            if (std::chrono::steady_clock::now() > deadline) break;
-            // The scheduler often wakes a parked worker on its launcher's CPU; spinning
-            // there would keep the launcher, parked on pending_, off it for the whole budget.
-            std::this_thread::yield();
-          }
-        }
-      }
-      if (now == seen) {
-        self.parked.store(true, std::memory_order_seq_cst);
-        while ((now = self.epoch.load(std::memory_order_seq_cst)) == seen) self.epoch.wait(seen, std::memory_order_seq_cst);
-        self.parked.store(false, std::memory_order_relaxed);
-      }
-      seen = now;
-      if (stop.stop_requested()) return;
-      if (!claim(self, now)) continue;  // the launcher ran it (and maybe its launch is over)
-      job_(self.core);
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
-    }
-  }
+  void serve(std::stop_token const& stop, worker& self);
 
   /// Takes the job of `w`'s launch `epoch` for the calling thread; false if the worker or
   /// the launcher took it already. A launch ends only when its jobs are done, so the last
@@ -10972,7 +8924,49 @@ class core_set {
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/core_set.hpp ----
+// ---- begin pallas/detail/runtime/runtime_settings.hpp ----
+// Separate compilation (PALLAS_SEPARATE_COMPILATION, config.hpp) needs the runtime's
+// translation unit and every kernel's to agree on PALLAS_CHECKED and PALLAS_USE_MPI: the
+// classes they share differ otherwise. The runtime defines one function named after its
+// settings and every launch calls the one named after the caller's, so a mismatch is a link
+// error that names the settings ("undefined reference to ...runtime_built_with_checked_0_mpi_0").
+
+
+#if PALLAS_CHECKED
+#  if defined(PALLAS_USE_MPI)
+#    define PALLAS_RUNTIME_SETTINGS runtime_built_with_checked_1_mpi_1
+#  else
+#    define PALLAS_RUNTIME_SETTINGS runtime_built_with_checked_1_mpi_0
+#  endif
+#else
+#  if defined(PALLAS_USE_MPI)
+#    define PALLAS_RUNTIME_SETTINGS runtime_built_with_checked_0_mpi_1
+#  else
+#    define PALLAS_RUNTIME_SETTINGS runtime_built_with_checked_0_mpi_0
+#  endif
+#endif
+
+namespace pallas::detail {
+
+#if defined(PALLAS_SEPARATE_COMPILATION)
+void PALLAS_RUNTIME_SETTINGS() noexcept;
+#  if PALLAS_DEFINE_RUNTIME
+void PALLAS_RUNTIME_SETTINGS() noexcept {}
+#  endif
+#endif
+
+/// Called by every launch: under separate compilation, links only against a runtime built
+/// with this translation unit's settings.
+inline void require_matching_runtime() noexcept {
+#if defined(PALLAS_SEPARATE_COMPILATION)
+  PALLAS_RUNTIME_SETTINGS();
+#endif
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/runtime_settings.hpp ----
 
 namespace pallas::detail {
 
@@ -10989,27 +8983,12 @@ class device {
   ///
   /// After fork(), the child has none of the device's threads: its first launch gets a
   /// device of its own. The parent's stays untouched (and reachable) in the child.
-  static device& instance() {
-    if (device* d = current_.load(std::memory_order_acquire)) [[likely]]
-      return *d;
-    std::lock_guard lock(creation_mutex_);
-    hold_across_fork<&creation_mutex, &abandon_in_child>();
-    device* d = current_.load(std::memory_order_relaxed);
-    if (!d) {
-      d = new device;
-      current_.store(d, std::memory_order_release);
-    }
-    return *d;
-  }
+  static device& instance();
 
   device() = default;
   device(device const&) = delete;
   device& operator=(device const&) = delete;
-  ~device() {
-    dma_thread_.reset();  // first: it reads the cores' DMA engines
-    primary_.reset();     // joins the cores' threads
-    spares_.clear();
-  }
+  ~device();
 
   /// Runs `job(core)` on cores 0..config.num_cores-1 and returns when every core is done;
   /// rethrows the first exception a core threw (core_set::run).
@@ -11021,6 +9000,7 @@ class device {
            running->launch->num_cores == 1 ? " core" : " cores", "); launch it after that kernel returns, from "
            "the code that called it");
     if (config.num_cores < 1) fail("pallas::kernel: a mesh needs at least one core, got ", config.num_cores);
+    require_matching_runtime();
     std::uint64_t const id = launches_.fetch_add(1, std::memory_order_relaxed) + 1;
     set_lease lease(*this);
     lease.set->run(config, id, dma_thread_for(config), job);
@@ -11028,18 +9008,10 @@ class device {
 
   /// Cores whose state exists so far, in every core set (their threads persist between
   /// launches).
-  int num_threads() const {
-    std::lock_guard lock(spares_mutex_);
-    int n = primary_->num_cores();
-    for (auto const& s : spares_) n += s->set.num_cores();
-    return n;
-  }
+  int num_threads() const;
 
   /// Core sets beyond the primary one (created when launches overlapped).
-  int num_spare_sets() const {
-    std::lock_guard lock(spares_mutex_);
-    return static_cast<int>(spares_.size());
-  }
+  int num_spare_sets() const;
 
   /// Copies smaller than this stay on the core under the automatic executor.
   static constexpr std::int64_t automatic_thread_min_bytes = core_set::automatic_thread_min_bytes;
@@ -11054,37 +9026,8 @@ class device {
   /// A core set taken for one launch: the primary one if it is free within spill_after,
   /// else a free spare one, else a new spare one.
   struct set_lease {
-    explicit set_lease(device& d) : dev(d) {
-      {
-        std::unique_lock lock(dev.primary_mutex_);
-        if (dev.primary_free_.wait_for(lock, spill_after, [&] { return !dev.primary_busy_; })) {
-          dev.primary_busy_ = true;
-          set = dev.primary_.get();
-          return;
-        }
-      }
-      std::lock_guard lock(dev.spares_mutex_);
-      for (auto& s : dev.spares_)
-        if (!s->busy) {
-          taken = s.get();
-          break;
-        }
-      if (!taken) taken = dev.spares_.emplace_back(std::make_unique<spare>(dev.slots_)).get();
-      taken->busy = true;
-      set = &taken->set;
-    }
-    ~set_lease() {
-      if (taken) {
-        std::lock_guard lock(dev.spares_mutex_);
-        taken->busy = false;
-        return;
-      }
-      {
-        std::lock_guard lock(dev.primary_mutex_);
-        dev.primary_busy_ = false;
-      }
-      dev.primary_free_.notify_one();
-    }
+    explicit set_lease(device& d);
+    ~set_lease();
     set_lease(set_lease const&) = delete;
     set_lease& operator=(set_lease const&) = delete;
 
@@ -11095,29 +9038,14 @@ class device {
 
   /// The DMA thread when this launch uses it (automatic: a CPU to spare for it, and the
   /// thread was not found starved of CPU lately; dma_thread.hpp).
-  dma_thread* dma_thread_for(launch_config const& config) {
-    bool const wanted = config.schedule.order == dma_order::on_wait &&
-                        (config.executor == dma_executor_choice::thread ||
-                         (config.executor == dma_executor_choice::automatic && cpu_to_spare(config.num_cores) &&
-                          !dma_thread_health::starved()));
-    if (!wanted) return nullptr;
-    std::lock_guard lock(dma_thread_mutex_);
-    if (!dma_thread_) dma_thread_ = std::make_unique<dma_thread>();
-    return dma_thread_.get();
-  }
+  dma_thread* dma_thread_for(launch_config const& config);
 
   static std::mutex& creation_mutex() noexcept { return creation_mutex_; }
 
   /// In the child of a fork (creation_mutex_ held): the device's threads do not exist
   /// here, so the next instance() makes a new device. The old one is never touched again
   /// (joining or waking its threads would hang) and stays on a list, reachable.
-  static void abandon_in_child() noexcept {
-    device* d = current_.load(std::memory_order_relaxed);
-    if (!d) return;
-    d->next_abandoned_ = abandoned_;
-    abandoned_ = d;
-    current_.store(nullptr, std::memory_order_relaxed);
-  }
+  static void abandon_in_child() noexcept;
 
   // Constant-initialized and trivially destructible: usable until the process ends.
   inline static constinit std::atomic<device*> current_{nullptr};
@@ -11138,6 +9066,7 @@ class device {
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/device.hpp ----
 // ---- begin pallas/name.hpp ----
 // `name="..."` of pl.pallas_call and pl.kernel: `pl::name("matmul")` names the kernel's
@@ -11198,10 +9127,8 @@ struct is_name_option : std::is_same<T, name_option> {};
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
+#include <iosfwd>
 #include <optional>
-#include <ostream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11299,11 +9226,7 @@ struct LaunchReport {
   std::optional<double> bytes_ratio() const { return ratio(hbm_bytes, estimate ? estimate->bytes_accessed : 0); }
 
   /// The row named `row_name`, or nullptr.
-  OperandTraffic const* operand(std::string_view row_name) const {
-    for (auto const& o : operands)
-      if (o.name == row_name) return &o;
-    return nullptr;
-  }
+  OperandTraffic const* operand(std::string_view row_name) const;
 
  private:
   static std::optional<double> ratio(std::int64_t measured, std::int64_t estimated) {
@@ -11343,150 +9266,31 @@ struct raw_report_owner {
   raw_report_owner() = default;
   raw_report_owner(raw_report_owner const&) = delete;
   raw_report_owner& operator=(raw_report_owner const&) = delete;
-  ~raw_report_owner() {
-    delete raw_report_slot();
-    raw_report_slot() = nullptr;
-  }
+  ~raw_report_owner();
 };
 
-inline raw_report& last_raw_report() {
-  raw_report*& report = raw_report_slot();
-  if (!report) {
-    report = new raw_report;
-    thread_local raw_report_owner owner;  // constructed once per thread, at the first report
-  }
-  return *report;
-}
+raw_report& last_raw_report();
 
 /// The HBM traffic of `bytes` copied from `src` to `dst`.
 constexpr std::int64_t hbm_traffic(memory_space src, memory_space dst, std::int64_t bytes) noexcept {
   return bytes * ((is_dma_only(src) ? 1 : 0) + (is_dma_only(dst) ? 1 : 0));
 }
 
-inline std::string seconds_string(double s) {
-  char buf[48];
-  if (s < 1e-6)
-    std::snprintf(buf, sizeof buf, "%.3g ns", s * 1e9);
-  else if (s < 1e-3)
-    std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
-  else if (s < 1)
-    std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.3g s", s);
-  return buf;
-}
+std::string seconds_string(double s);
 
 }  // namespace pallas::detail
 
 namespace pallas::tpu {
 
 /// The calling thread's last completed launch (valid == false before its first).
-[[gnu::cold]] inline LaunchReport last_launch_report() {
-  namespace pd = pallas::detail;
-  pd::raw_report const& raw = pd::last_raw_report();
-  LaunchReport r;
-  r.valid = raw.valid;
-  r.launcher = raw.launcher;
-  r.num_cores = raw.num_cores;
-  r.chip = raw.chip;
-  r.dots = raw.dots;
-  r.estimate = raw.estimate;
-  // Pipelines are numbered in the report only when the launch ran more than one.
-  std::vector<void const*> pipelines;
-  for (auto const& row : raw.rows)
-    if (row.key.kind == pd::traffic_kind::pipeline &&
-        std::find(pipelines.begin(), pipelines.end(), row.key.pipeline) == pipelines.end())
-      pipelines.push_back(row.key.pipeline);
-  for (auto const& row : raw.rows) {
-    OperandTraffic o;
-    auto const& k = row.key;
-    switch (k.kind) {
-      case pd::traffic_kind::pipeline: {
-        if (pipelines.size() > 1) {
-          auto const n = std::find(pipelines.begin(), pipelines.end(), k.pipeline) - pipelines.begin();
-          o.name = "pipeline " + std::to_string(n + 1) + " ";
-        }
-        o.name += std::string(k.output ? "out_specs[" : "in_specs[") + std::to_string(k.position) + "]";
-        break;
-      }
-      case pd::traffic_kind::scalar_prefetch: o.name = "scalar_prefetch"; break;
-      case pd::traffic_kind::sync_copy: o.name = "sync_copy"; break;
-      case pd::traffic_kind::async_copy: o.name = "make_async_copy"; break;
-      case pd::traffic_kind::other: o.name = "other copies"; break;
-    }
-    o.src = k.src;
-    o.dst = k.dst;
-    o.copies = row.copies;
-    o.bytes = row.bytes;
-    o.hbm_bytes = pallas::detail::hbm_traffic(k.src, k.dst, row.bytes);
-    r.hbm_bytes += o.hbm_bytes;
-    r.operands.push_back(std::move(o));
-  }
-  double const bw = r.chip.mem_bw_bytes_per_second, rate = r.chip.bf16_ops_per_second;
-  r.f32_ops_per_second = rate / f32_mxu_passes;
-  for (std::size_t c = 0; c < raw.core_hbm.size(); ++c) {
-    r.flops += raw.core_narrow[c] + raw.core_wide[c];
-    r.f32_flops += raw.core_wide[c];
-    double const memory = bw > 0 ? static_cast<double>(raw.core_hbm[c]) / bw : 0;
-    double const compute = rate > 0 ? static_cast<double>(raw.core_narrow[c]) / rate +
-                                          static_cast<double>(raw.core_wide[c]) / r.f32_ops_per_second
-                                    : 0;
-    double const t = std::max(memory, compute);
-    if (c == 0 || t > r.estimated_seconds) {
-      r.estimated_seconds = t;
-      r.memory_seconds = memory;
-      r.compute_seconds = compute;
-      r.slowest_core = static_cast<int>(c);
-    }
-  }
-  r.bound = r.estimated_seconds <= 0 ? Bound::none : r.memory_seconds >= r.compute_seconds ? Bound::hbm : Bound::mxu;
-  r.arithmetic_intensity = r.hbm_bytes > 0 ? static_cast<double>(r.flops) / static_cast<double>(r.hbm_bytes) : 0;
-  return r;
-}
+[[gnu::cold]] LaunchReport last_launch_report();
 
 /// The report as text: a table of the operands, the totals, the estimate, and the
 /// comparison with a pl::CostEstimate.
-[[gnu::cold]] inline std::ostream& operator<<(std::ostream& out, LaunchReport const& r) {
-  if (!r.valid) return out << "no launch yet on this thread\n";
-  char line[160];
-  out << r.launcher << " on " << r.num_cores << (r.num_cores == 1 ? " core" : " cores") << " of " << r.chip.device_kind
-      << '\n';
-  std::snprintf(line, sizeof line, "  %-28s %-12s %8s %14s %14s\n", "operand", "direction", "copies", "bytes", "HBM bytes");
-  out << line;
-  for (auto const& o : r.operands) {
-    std::string const dir = std::string(name(o.src)) + "->" + std::string(name(o.dst));
-    std::snprintf(line, sizeof line, "  %-28s %-12s %8lld %14lld %14lld\n", o.name.c_str(), dir.c_str(),
-                  static_cast<long long>(o.copies), static_cast<long long>(o.bytes), static_cast<long long>(o.hbm_bytes));
-    out << line;
-  }
-  out << "  HBM traffic " << r.hbm_bytes << " bytes; " << r.dots << (r.dots == 1 ? " product, " : " products, ") << r.flops
-      << " FLOPs (" << r.f32_flops << " with f32 operands, at bf16 rate / " << f32_mxu_passes << ")\n";
-  std::snprintf(line, sizeof line, "%.3g", r.arithmetic_intensity);
-  out << "  estimated on " << r.chip.device_kind << ": " << pallas::detail::seconds_string(r.estimated_seconds) << ", "
-      << name(r.bound) << " (HBM " << pallas::detail::seconds_string(r.memory_seconds) << ", MXU "
-      << pallas::detail::seconds_string(r.compute_seconds);
-  if (r.num_cores > 1) out << ", on core " << r.slowest_core << ", the slowest";
-  out << "), arithmetic intensity " << line << " FLOPs/byte\n";
-  if (r.estimate) {
-    auto ratio = [](std::optional<double> v) {
-      char b[32];
-      if (!v) return std::string("-");
-      std::snprintf(b, sizeof b, "%.3g", *v);
-      return std::string(b);
-    };
-    out << "  CostEstimate: flops " << r.estimate->flops << " (measured/estimated " << ratio(r.flops_ratio())
-        << "), bytes_accessed " << r.estimate->bytes_accessed << " (measured/estimated " << ratio(r.bytes_ratio())
-        << "), transcendentals " << r.estimate->transcendentals << " (not measured)\n";
-  }
-  return out;
-}
+[[gnu::cold]] std::ostream& operator<<(std::ostream& out, LaunchReport const& r);
 
 /// The report as operator<< prints it.
-inline std::string to_string(LaunchReport const& r) {
-  std::ostringstream s;
-  s << r;
-  return s.str();
-}
+std::string to_string(LaunchReport const& r);
 
 }  // namespace pallas::tpu
 
@@ -11549,6 +9353,7 @@ struct launch_costs {
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/tpu/cost_report.hpp ----
 // ---- begin pallas/tpu/dma_executor.hpp ----
 // Who moves the bytes of started copies (the DMA engine's executor):
@@ -12321,6 +10126,40 @@ constexpr auto kernel(Options const&... options) {
 #include <type_traits>
 #include <vector>
 
+// ---- begin pallas/detail/runtime/polling.hpp ----
+// Busy-polling a semaphore: `while (pl::semaphore_read(s) == 0) {}` is a wait the library
+// cannot see as one. A core that reads the same semaphore `polls_before_waiting` times in a
+// row, seeing the same value and doing no other semaphore or copy operation in between,
+// counts as waiting for it to change: deadlock detection (deadlock.hpp) then treats it like
+// a core blocked in semaphore_wait, and reports the loop that nothing can end instead of
+// hanging. Its next read of another value, or its next synchronization, ends the wait. A
+// core that stops polling without either (the loop gave up by itself) keeps the record
+// until then, which is harmless: a deadlock is reported only when every blocked core
+// confirms, in its own wait, that its semaphore is still short.
+
+#include <atomic>
+#include <cstdint>
+
+
+namespace pallas::detail {
+
+/// Reads of one unchanged semaphore in a row after which a core counts as waiting.
+inline constexpr int polls_before_waiting = 64;
+
+/// The core stops polling: it synchronizes otherwise, or saw a new value.
+inline void end_polling(core_state& core) noexcept {
+  leave_wait(core, core.poll.watch);
+  core.poll.cell = nullptr;
+  core.poll.reads = 0;
+}
+
+/// Notes that the core read `value` from `cell` at `where`; may throw pallas::deadlock_error.
+PALLAS_DECL void note_semaphore_read(core_state& core, std::atomic<std::int32_t> const& cell, std::int32_t value,
+                                     place where);
+
+}  // namespace pallas::detail
+
+// ---- end pallas/detail/runtime/polling.hpp ----
 // ---- begin pallas/detail/runtime/trace_hooks.hpp ----
 // What the copy and semaphore primitives record in the trace (pallas/trace/recorder.hpp):
 // a copy started by hand spans from its start() to the end of the wait that consumes it (the
@@ -12330,13 +10169,11 @@ constexpr auto kernel(Options const&... options) {
 // never overlap on one track. Callers test trace::enabled() first: nothing here runs, and
 // no clock is read, while tracing is off.
 
-#include <algorithm>
 #include <cstddef>
 #include <atomic>
 #include <cstdint>
 #include <string>
 #include <type_traits>
-#include <utility>
 #include <mutex>
 #include <vector>
 
@@ -12344,13 +10181,7 @@ constexpr auto kernel(Options const&... options) {
 namespace pallas::detail {
 
 /// The grid point the core is at, "(i, j)", or "" outside a grid.
-inline std::string trace_point(core_state const& core) {
-  grid_frame const* g = core.grid;
-  if (!g || g->rank == 0) return {};
-  std::string s = "(";
-  for (int d = 0; d < g->rank; ++d) s += (d ? ", " : "") + std::to_string(g->program_id[d]);
-  return s + ")";
-}
+std::string trace_point(core_state const& core);
 
 /// The first lane of hand-started copies: after the pipeline's (operands, outputs, DMA thread).
 inline constexpr int trace_copy_lane = 3000;
@@ -12373,164 +10204,51 @@ struct traced_copy_start {
 /// from an atexit handler) and not thread_local (its destructor would run before those).
 class traced_copy_starts {
  public:
-  static traced_copy_starts& instance() {
-    static traced_copy_starts* const t = [] {
-      auto* made = new traced_copy_starts;
-      hold_across_fork<&traced_copy_starts::mutex_of>();
-      return made;
-    }();
-    return *t;
-  }
+  static traced_copy_starts& instance();
   static std::mutex& mutex_of() { return instance().mutex_; }
 
   /// Notes a start; its lane is the lowest one no copy of its launch and core in flight holds.
-  void add(traced_copy_start s) {
-    std::lock_guard lock(mutex_);
-    // A copy never waited by its core (another core waited, or the launch failed) is
-    // forgotten once many more have started.
-    if (starts_.size() >= max_pending)
-      starts_.erase(starts_.begin(), starts_.begin() + static_cast<std::ptrdiff_t>(max_pending / 2));
-    s.lane = free_lane_locked(s.launch, s.core);
-    starts_.push_back(std::move(s));
-  }
+  void add(traced_copy_start s);
 
   /// The lowest lane no copy of `launch` in flight on `core` holds.
-  int free_lane(std::uint64_t launch, int core) {
-    std::lock_guard lock(mutex_);
-    return free_lane_locked(launch, core);
-  }
+  int free_lane(std::uint64_t launch, int core);
 
   /// Takes the oldest start of `launch` on `core` that signals `cell` with `bytes`.
   bool take(std::uint64_t launch, int core, std::atomic<std::int32_t> const* cell, std::int32_t bytes,
-            traced_copy_start& out) {
-    std::lock_guard lock(mutex_);
-    auto const hit = std::find_if(starts_.begin(), starts_.end(), [&](traced_copy_start const& s) {
-      return s.launch == launch && s.core == core && s.cell == cell && s.bytes == bytes;
-    });
-    if (hit == starts_.end()) return false;
-    out = std::move(*hit);
-    starts_.erase(hit);
-    return true;
-  }
+            traced_copy_start& out);
 
  private:
   static constexpr std::size_t max_pending = 4096;
-  int free_lane_locked(std::uint64_t launch, int core) const {
-    int lane = trace_copy_lane;
-    while (std::any_of(starts_.begin(), starts_.end(), [&](traced_copy_start const& s) {
-      return s.launch == launch && s.core == core && s.lane == lane;
-    }))
-      ++lane;
-    return lane;
-  }
+  int free_lane_locked(std::uint64_t launch, int core) const;
   std::mutex mutex_;
   std::vector<traced_copy_start> starts_;
 };
 
-inline trace::event trace_event_on(core_state const& core, char const* category, int lane) {
-  trace::event e;
-  e.launch = core.launch ? core.launch->id : 0;
-  e.core = core.index;
-  e.dma = true;
-  e.category = category;
-  e.lane = lane;
-  e.lane_name = lane >= trace_semaphore_lane ? "semaphore waits" : "copies " + std::to_string(lane - trace_copy_lane);
-  e.point = trace_point(core);
-  return e;
-}
+trace::event trace_event_on(core_state const& core, char const* category, int lane);
 
 /// async_copy's start(): notes the copy (call with tracing on, before the copy is issued).
-inline void trace_copy_start(core_state const& core, std::atomic<std::int32_t> const* cell, std::int32_t bytes,
-                             std::string operand) {
-  traced_copy_start s;
-  s.launch = core.launch ? core.launch->id : 0;
-  s.core = core.index;
-  s.cell = cell;
-  s.bytes = bytes;
-  s.operand = std::move(operand);
-  s.point = trace_point(core);
-  s.begin_ns = detail::now_ns();  // wall clock first: the CPU interval lies inside the wall one
-  s.cpu_ns = detail::thread_cpu_ns();
-  traced_copy_starts::instance().add(std::move(s));
-}
+void trace_copy_start(core_state const& core, std::atomic<std::int32_t> const* cell, std::int32_t bytes,
+                      std::string operand);
 
 /// A remote copy's start (call with tracing on): a span on the sender's side, from here to
 /// its wait_send, and, when the receiving core is in this process, one on the receiver's,
 /// from here to its wait_recv.
-inline void trace_remote_copy_start(core_state const& sender, std::atomic<std::int32_t> const* send_cell,
-                                    core_state const* receiver, std::atomic<std::int32_t> const* recv_cell,
-                                    std::int32_t bytes, std::string const& to, std::string const& from) {
-  traced_copy_start s;
-  s.launch = sender.launch ? sender.launch->id : 0;
-  s.bytes = bytes;
-  s.point = trace_point(sender);
-  s.category = "remote_copy";
-  s.what = "remote copy";
-  s.begin_ns = detail::now_ns();
-  s.cpu_ns = detail::thread_cpu_ns();
-  if (receiver) {
-    traced_copy_start r = s;
-    r.core = receiver->index;
-    r.cell = recv_cell;
-    r.operand = from;
-    r.cpu_ns = -1;  // another thread's clock
-    traced_copy_starts::instance().add(std::move(r));
-  }
-  s.core = sender.index;
-  s.cell = send_cell;
-  s.operand = to;
-  traced_copy_starts::instance().add(std::move(s));
-}
+void trace_remote_copy_start(core_state const& sender, std::atomic<std::int32_t> const* send_cell,
+                             core_state const* receiver, std::atomic<std::int32_t> const* recv_cell,
+                             std::int32_t bytes, std::string const& to, std::string const& from);
 
 /// Records a wait from construction to destruction when tracing is on: the copy it consumes
 /// when this core started one on `cell` with `value` bytes (`dma`), else the wait itself.
 class traced_wait {
  public:
   traced_wait(core_state const& core, std::atomic<std::int32_t> const* cell, std::int32_t value, char const* who,
-              bool dma)
-      : core_(core), cell_(cell), value_(value), who_(who), dma_(dma) {
-    if (trace::enabled()) {
-      active_ = true;
-      begin_ns_ = detail::now_ns();
-      cpu_ns_ = detail::thread_cpu_ns();
-    }
-  }
-  ~traced_wait() {
-    if (!active_) return;
-    try {
-      record();
-    } catch (...) {  // out of memory: a span less, never a terminate from a destructor
-    }
-  }
+              bool dma);
+  ~traced_wait();
   traced_wait(traced_wait const&) = delete;
   traced_wait& operator=(traced_wait const&) = delete;
 
  private:
-  void record() {
-    std::int64_t const cpu = detail::thread_cpu_ns();
-    std::int64_t const end = detail::now_ns();
-    std::uint64_t const launch = core_.launch ? core_.launch->id : 0;
-    traced_copy_start hit;
-    if (dma_ && traced_copy_starts::instance().take(launch, core_.index, cell_, value_, hit)) {
-      trace::event e = trace_event_on(core_, hit.category, hit.lane);
-      e.name = std::string(hit.what) + " " + hit.operand + " (" + std::to_string(hit.bytes) + " bytes)";
-      e.bytes = hit.bytes;
-      e.operand = std::move(hit.operand);
-      e.point = std::move(hit.point);  // where it started
-      e.begin_ns = hit.begin_ns;
-      e.cpu_ns = cpu < 0 || hit.cpu_ns < 0 ? -1 : cpu - hit.cpu_ns;
-      e.end_ns = end;
-      detail::recorder::instance().record(std::move(e));
-      return;
-    }
-    trace::event e = trace_event_on(core_, "semaphore_wait", trace_semaphore_lane);
-    e.name = std::string(who_) + " for " + std::to_string(value_) + (dma_ ? " bytes" : "");
-    if (dma_) e.bytes = value_;
-    e.begin_ns = begin_ns_;
-    e.cpu_ns = cpu < 0 || cpu_ns_ < 0 ? -1 : cpu - cpu_ns_;
-    e.end_ns = end;
-    detail::recorder::instance().record(std::move(e));
-  }
+  void record();
 
   core_state const& core_;
   std::atomic<std::int32_t> const* cell_;
@@ -12564,6 +10282,7 @@ std::string trace_copy_operand(Src const& src, Where const& where) {
 }
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/runtime/trace_hooks.hpp ----
 
 namespace pallas::tpu {
@@ -12915,6 +10634,28 @@ void sync_copy(Src const& src, Dst const& dst, pallas::detail::place where = pal
 #include <string>
 #include <type_traits>
 
+// ---- begin pallas/detail/checked/region_snapshot.hpp ----
+// Snapshots of a region's bytes, for the writes checked mode's access hooks do not see
+// (element stores): a copy's source is hashed at start() and verified when it retires,
+// its destination is hashed when its bytes move, or poisoned at start() and verified to
+// still hold the poison when they move (checked_state.hpp).
+
+#include <cstddef>
+#include <cstdint>
+
+
+namespace pallas::detail {
+
+/// A 64-bit checksum of a region's bytes (source and destination snapshots): four
+/// independent Fletcher-style lanes over 8-byte words, position-sensitive, at memory speed.
+std::uint64_t hash_region(region const& r) noexcept;
+
+/// Whether every element of the region holds `pattern` (element_bytes bytes).
+bool region_holds(region const& r, std::byte const* pattern, std::int64_t element_bytes) noexcept;
+
+}  // namespace pallas::detail
+
+// ---- end pallas/detail/checked/region_snapshot.hpp ----
 
 namespace pallas::tpu {
 
@@ -13207,16 +10948,7 @@ class mpi_deadlock_proof {
 
   /// At the launch's start, before its first collective: this rank is in launch `seq` and
   /// has answered nobody. `win` is the status window (recreated with the other windows).
-  void begin(MPI_Win win, std::int64_t seq) {
-    win_ = win;
-    seq_ = seq;
-    write(rank_, 0, seq);
-    for (int q = 0; q < ranks_; ++q) {
-      write(rank_, request_word(q), 0);
-      write(rank_, token_word(q), 0);
-    }
-    round_ = 0;
-  }
+  void begin(MPI_Win win, std::int64_t seq);
 
   /// Every local core has finished the launch's body.
   void finished() { write(rank_, 1, seq_); }
@@ -13248,16 +10980,8 @@ class mpi_deadlock_proof {
   // Plain puts and gets, no MPI atomics: Open MPI's one-sided atomics need the target rank
   // to progress MPI, and a rank that computes does not (a question would wait for it).
   // Every word has one writer, and an answer is written before the token it answers.
-  void write(int rank, std::int64_t word, std::int64_t value) {
-    MPI_Put(&value, 1, MPI_INT64_T, rank, static_cast<MPI_Aint>(word * 8), 1, MPI_INT64_T, win_);
-    MPI_Win_flush(rank, win_);
-  }
-  std::int64_t read(int rank, std::int64_t word) {
-    std::int64_t value = 0;
-    MPI_Get(&value, 1, MPI_INT64_T, rank, static_cast<MPI_Aint>(word * 8), 1, MPI_INT64_T, win_);
-    MPI_Win_flush(rank, win_);
-    return value;
-  }
+  void write(int rank, std::int64_t word, std::int64_t value);
+  std::int64_t read(int rank, std::int64_t word);
 
   /// Answers every request not answered yet: this rank's generation if it is stuck, else 0.
   template <class Stuck, class Describe>
@@ -13283,58 +11007,11 @@ class mpi_deadlock_proof {
   }
 
   /// One step of this rank's two rounds of questions; throws when both came back stuck.
-  void ask() {
-    auto const now = std::chrono::steady_clock::now();
-    if (now - polled_ < poll_every) return;
-    polled_ = now;
-    if (round_ == 0 || now - posted_ > round_limit) return post(1);
-    std::vector<std::int64_t> answers(static_cast<std::size_t>(ranks_), 0);
-    for (int r = 0; r < ranks_; ++r) {
-      if (read(r, 0) > seq_ || read(r, 1) == seq_) {  // finished this launch
-        answers[static_cast<std::size_t>(r)] = -1;
-        continue;
-      }
-      if (read(r, token_word(rank_)) != token_) return;  // not answered yet
-      std::int64_t const g = read(r, generation_word(rank_));
-      if (g == not_stuck) return post(1);  // a rank computes: ask again later
-      answers[static_cast<std::size_t>(r)] = g;
-    }
-    if (round_ == 1) {
-      first_ = answers;
-      return post(2);
-    }
-    if (answers != first_) return post(1);  // something moved between the rounds
-    report(answers);
-  }
+  void ask();
 
-  void post(int round) {
-    round_ = round;
-    token_ = (seq_ << 24) + ++asked_;
-    posted_ = std::chrono::steady_clock::now();
-    for (int r = 0; r < ranks_; ++r) write(r, request_word(rank_), token_);
-  }
+  void post(int round);
 
-  [[noreturn]] void report(std::vector<std::int64_t> const& answers) {
-    std::string message = "pallas::deadlock (MPI, " + std::to_string(ranks_) +
-                          " chips): every chip's cores wait on semaphores (or poll them) that no chip can signal any "
-                          "more: ";
-    std::vector<char> text(static_cast<std::size_t>(text_bytes));
-    for (int r = 0; r < ranks_; ++r) {
-      if (r) message += "; ";
-      if (answers[static_cast<std::size_t>(r)] < 0) {
-        message += "chip " + std::to_string(r) + " has finished";
-        continue;
-      }
-      for (int c = 0; c < cores_; ++c) {
-        MPI_Get(text.data(), static_cast<int>(text_bytes), MPI_CHAR, r, text_at(c), static_cast<int>(text_bytes), MPI_CHAR,
-                win_);
-        MPI_Win_flush(r, win_);
-        text.back() = '\0';
-        message += (c ? "; " : "") + std::string(text.data());
-      }
-    }
-    fail<deadlock_error>(message);
-  }
+  [[noreturn]] void report(std::vector<std::int64_t> const& answers);
 
   MPI_Win win_ = MPI_WIN_NULL;
   int rank_, ranks_, cores_;
@@ -13349,6 +11026,7 @@ class mpi_deadlock_proof {
 }  // namespace pallas::detail
 
 #endif  // PALLAS_USE_MPI
+
 // ---- end pallas/detail/runtime/mpi_deadlock.hpp ----
 // ---- begin pallas/detail/runtime/mpi_incoming.hpp ----
 // Checked mode over MPI: how a core learns of the remote copies other ranks started into
@@ -13538,56 +11216,17 @@ class mpi_mailbox {
   void clear() { std::fill(memory_.begin(), memory_.end(), 0u); }
 
   /// Local core `from` adds `inc` to the semaphore at byte `offset` of core `core` of `rank`.
-  void add(int from, int rank, int core, std::int64_t offset, std::int32_t inc, MPI_Win win) {
-    std::int64_t const s = slot_of(offset, rank, core);
-    int const sender = rank_ * cores_ + from;
-    std::uint32_t& total = sent_[static_cast<std::size_t>(from)][(rank * cores_ + core) * slots + s];
-    total += static_cast<std::uint32_t>(inc);
-    MPI_Put(&total, 1, MPI_UINT32_T, rank, displacement(core, s, sender), 1, MPI_UINT32_T, win);
-    MPI_Win_flush(rank, win);  // after the copy's bytes (flushed before), before the sender goes on
-  }
+  void add(int from, int rank, int core, std::int64_t offset, std::int32_t inc, MPI_Win win);
 
   /// What other ranks signaled into local core `core`'s semaphore at byte `offset` since the
   /// last take (0 when nothing). The caller serializes takes.
-  std::int32_t take(int core, std::int64_t offset) {
-    std::int64_t const s = offset / static_cast<std::int64_t>(sizeof(std::int32_t));
-    if (s >= slots) return 0;
-    std::uint32_t got = 0;
-    std::size_t const first = index(core, s, 0);
-    for (int g = 0; g < senders_; ++g) {
-      std::uint32_t const now = std::atomic_ref<std::uint32_t>(memory_[first + static_cast<std::size_t>(g)])
-                                    .load(std::memory_order_acquire);
-      got += now - taken_[first + static_cast<std::size_t>(g)];
-      taken_[first + static_cast<std::size_t>(g)] = now;
-    }
-    return static_cast<std::int32_t>(got);
-  }
+  std::int32_t take(int core, std::int64_t offset);
 
   /// Whether any signal waits to be taken in the first `words` semaphore words of `core`.
-  bool pending(int core, std::int64_t words) const {
-    std::size_t const end = index(core, std::min(words, slots), 0);
-    for (std::size_t k = index(core, 0, 0); k < end; ++k)
-      if (std::atomic_ref<std::uint32_t>(memory_[k]).load(std::memory_order_acquire) != taken_[k]) return true;
-    return false;
-  }
+  bool pending(int core, std::int64_t words) const;
 
   /// "chip 1 core 0 semaphore at byte 64 holds 3; ...": what no wait took ("" when nothing).
-  std::string untaken() const {
-    std::string left;
-    for (int c = 0; c < cores_; ++c)
-      for (std::int64_t s = 0; s < slots; ++s) {
-        std::uint32_t held = 0;
-        for (int g = 0; g < senders_; ++g) {
-          std::size_t const k = index(c, s, g);
-          held += std::atomic_ref<std::uint32_t>(memory_[k]).load(std::memory_order_acquire) - taken_[k];
-        }
-        if (held != 0)
-          left += (left.empty() ? "" : "; ") + std::string("chip ") + std::to_string(rank_) + " core " +
-                  std::to_string(c) + " semaphore at byte " + std::to_string(s * 4) + " holds " +
-                  std::to_string(static_cast<std::int32_t>(held));
-      }
-    return left;
-  }
+  std::string untaken() const;
 
  private:
   std::size_t index(int core, std::int64_t s, int sender) const {
@@ -13598,13 +11237,7 @@ class mpi_mailbox {
   MPI_Aint displacement(int core, std::int64_t s, int sender) const {
     return static_cast<MPI_Aint>(index(core, s, sender) * sizeof(std::uint32_t));
   }
-  std::int64_t slot_of(std::int64_t offset, int rank, int core) const {
-    std::int64_t const s = offset / static_cast<std::int64_t>(sizeof(std::int32_t));
-    if (s >= slots)
-      fail("pallas (PALLAS_USE_MPI): a signal to the semaphore at byte ", offset, " of chip ", rank, " core ", core,
-           ": only the first ", slots, " semaphores of a core can be signaled from another rank");
-    return s;
-  }
+  std::int64_t slot_of(std::int64_t offset, int rank, int core) const;
 
   std::vector<std::uint32_t>& memory_;
   int rank_, cores_, senders_;
@@ -13615,6 +11248,7 @@ class mpi_mailbox {
 }  // namespace pallas::detail
 
 #endif  // PALLAS_USE_MPI
+
 // ---- end pallas/detail/runtime/mpi_mailbox.hpp ----
 // ---- begin pallas/detail/runtime/mpi_world.hpp ----
 // This process's place in an MPI job (PALLAS_USE_MPI): its rank, pallas' own communicator,
@@ -13623,8 +11257,6 @@ class mpi_mailbox {
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -13658,68 +11290,21 @@ struct mpi_world {
     std::int64_t launches = 0;  ///< multi-chip launches so far (the same count on every rank)
 
     /// Frees them (collective: every rank at the same point).
-    void release() {
-      for (auto& w : arenas) {
-        MPI_Win_unlock_all(w);
-        MPI_Win_free(&w);
-      }
-      arenas.clear();
-      made_for.clear();
-      for (MPI_Win* w : {&mailbox_win, &status_win, &incoming_win, &hbm})
-        if (*w != MPI_WIN_NULL) {
-          MPI_Win_unlock_all(*w);
-          MPI_Win_free(w);
-        }
-    }
+    void release();
   };
   kept_windows* windows = nullptr;  ///< one per process, freed before MPI_Finalize
 
-  static mpi_world const& get() {
-    static mpi_world const world = [] {
-      int initialized = 0;
-      MPI_Initialized(&initialized);
-      int provided = MPI_THREAD_SINGLE;
-      if (!initialized) {
-        MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
-        std::atexit([] {
-          int finalized = 0;
-          MPI_Finalized(&finalized);
-          if (finalized) return;
-          get().windows->release();
-          MPI_Finalize();
-        });
-      } else {
-        MPI_Query_thread(&provided);
-      }
-      if (provided < MPI_THREAD_MULTIPLE)
-        fail("pallas (PALLAS_USE_MPI): MPI gives thread support level ", provided,
-             ", pallas needs MPI_THREAD_MULTIPLE (", MPI_THREAD_MULTIPLE,
-             "): every core of a chip is a thread that calls MPI. Initialize MPI with MPI_Init_thread(..., "
-             "MPI_THREAD_MULTIPLE, ...) or use an MPI built with thread support");
-      mpi_world w;
-      MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
-      MPI_Comm_size(MPI_COMM_WORLD, &w.size);
-      MPI_Comm_dup(MPI_COMM_WORLD, &w.comm);
-      MPI_Comm_set_errhandler(w.comm, MPI_ERRORS_RETURN);
-      w.windows = new kept_windows;  // never deleted: atexit may still need it
-      return w;
-    }();
-    return world;
-  }
+  static mpi_world const& get();
 
   /// Prints `what` as this rank's error and ends the whole job (no rank hangs waiting for
   /// this one).
-  [[noreturn]] void abort(char const* what) const {
-    std::fprintf(stderr, "pallas: MPI rank %d of %d failed: %s\n", rank, size, what);
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-    std::abort();
-  }
+  [[noreturn]] void abort(char const* what) const;
 };
 
 }  // namespace pallas::detail
 
 #endif  // PALLAS_USE_MPI
+
 // ---- end pallas/detail/runtime/mpi_world.hpp ----
 
 #ifdef PALLAS_USE_MPI
@@ -13727,98 +11312,33 @@ struct mpi_world {
 namespace pallas::detail {
 
 /// How long a wait may stay short before it is reported (PALLAS_MPI_WAIT_TIMEOUT, seconds).
-inline std::chrono::duration<double> mpi_wait_timeout() {
-  char const* env = std::getenv("PALLAS_MPI_WAIT_TIMEOUT");
-  double const seconds = env ? std::atof(env) : 0.0;
-  return std::chrono::duration<double>(seconds > 0 ? seconds : 30.0);
-}
+std::chrono::duration<double> mpi_wait_timeout();
 
 /// One rank's side of a multi-chip launch over MPI (this file's header comment).
 class mpi_transport final : public chip_transport {
  public:
   /// `hbm` lists this chip's operand shards (the same operands, in the same order, on
   /// every rank).
-  mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
-      : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
-        timeout_(mpi_wait_timeout()), mailbox_(kept_.mailbox, world.rank, world.size, cores_per_chip),
-        proof_(world.rank, world.size, cores_per_chip), incoming_(kept_.incoming, world.rank, world.size, cores_per_chip) {
-    deferred_.resize(static_cast<std::size_t>(cores_per_chip));
-    feeds_.reserve(static_cast<std::size_t>(cores_per_chip));
-    for (int c = 0; c < cores_per_chip; ++c) feeds_.emplace_back(this, c);
-  }
+  mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm);
   mpi_transport(mpi_transport const&) = delete;
   mpi_transport& operator=(mpi_transport const&) = delete;
 
   /// Every core calls it once, after the launch's start barrier (every local core has
   /// allocated its scratch): core 0 exposes the windows (collective over the ranks) and
   /// passes a barrier of every rank; the others wait for it.
-  void join(core_state& core) {
-    launch_state& launch = *core.launch;
-    if (local_core_index(core) == 0) {
-      open(launch);
-      if constexpr (checked_mode)  // the other cores wait for opened_, which publishes this
-        if (opened_windows_)
-          for (int c = 0; c < cores_per_chip_; ++c) {
-            checked_.push_back(&launch.cores[c]->checked);  // the core outlives the launch's state
-            launch.cores[c]->checked.feed = &feeds_[static_cast<std::size_t>(c)];
-            launch.cores[c]->checked.remote_hint = incoming_.hint(c);
-          }
-      opened_.store(true, std::memory_order_release);
-      return;
-    }
-    while (!opened_.load(std::memory_order_acquire)) {
-      launch.check_aborted();
-      std::this_thread::yield();
-    }
-  }
+  void join(core_state& core);
 
   /// After the launch, on every rank: detaches the HBM shards and, in checked mode, waits
   /// for every rank and returns what other ranks signaled into this chip's semaphores and
   /// nobody waited for ("" when nothing). Unchecked, a rank goes on at once: every copy
   /// into it landed before the signal its wait consumed (a program that does not wait is
   /// wrong, and only checked mode tells).
-  std::string close() {
-    if (!opened_windows_) return {};  // one chip: nothing was opened
-    proof_.finished();
-    if constexpr (!checked_mode) {
-      for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
-      return {};
-    }
-    // A barrier that reads the cores' incoming descriptions meanwhile: a sender may wait
-    // for room in a ring of a core that has finished.
-    MPI_Request barrier = MPI_REQUEST_NULL;
-    MPI_Ibarrier(world_.comm, &barrier);
-    for (int done = 0;;) {
-      MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
-      if (done) break;
-      for (int c = 0; c < cores_per_chip_; ++c) read_incoming(c, *checked_[static_cast<std::size_t>(c)]);
-      std::this_thread::yield();
-    }
-    for (checked_state* state : checked_) {  // the log's memory may move before the next launch
-      state->feed = nullptr;
-      state->remote_hint = nullptr;
-    }
-    for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
-    MPI_Win_sync(kept_.mailbox_win);  // what other ranks put is visible to these loads
-    return mailbox_.untaken();  // (non-empty: the caller ends the job, so no later launch finds them)
-  }
+  std::string close();
 
   bool in_this_process(int target) const override { return target / cores_per_chip_ == world_.rank; }
 
   void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
-                       std::int64_t recv_offset, place where) override {
-    int const rank = target / cores_per_chip_;
-    int const target_core = target % cores_per_chip_;
-    if (window_of(me, task.dst, rank, target_core).first == MPI_WIN_NULL)
-      fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a scratch "
-           "buffer or a run_scoped buffer), so it has no counterpart on chip ", rank, " (on ", core_name(me), ')');
-    if constexpr (checked_mode) describe_to_receiver(me, task, rank, target_core, recv_offset, where);
-    if (me.dma.order().order != dma_order::random) return send_now(me, {task, send, target, recv_offset});
-    // The random order: this copy and those kept before go now or later, in a seeded order,
-    // and all before the core next waits or ends (no other rank can move them).
-    deferred_[static_cast<std::size_t>(local_core_index(me))].push_back({task, send, target, recv_offset});
-    release_deferred(me, false);
-  }
+                       std::int64_t recv_offset, place where) override;
 
   /// The end of core `me`'s body: its kept copies go.
   void body_done(core_state& me) override { release_deferred(me, true); }
@@ -13833,138 +11353,28 @@ class mpi_transport final : public chip_transport {
   }
   bool progress(launch_state& /*launch*/, void const* /*cell*/) override { return false; }
   /// Takes what other ranks added to `cell`'s mailbox slot into `cell`; true if anything.
-  bool pending_for(void const* cell) override {
-    if (!opened_windows_) return false;
-    if (current_core && current_core->launch == launch_) {  // a wait (or semaphore_read) of a local core
-      if constexpr (checked_mode) current_core->checked.read_feed();  // a sender may wait for room
-      if (release_deferred(*current_core, true)) return true;  // its own kept copies go before it waits
-    }
-    std::lock_guard lock(mailbox_mutex_);  // taken and added as one step (stuck())
-    for (int c = 0; c < cores_per_chip_; ++c) {
-      core_state const& core = *launch_->cores[c];
-      auto const* b = static_cast<std::byte const*>(cell);
-      if (b < core.semaphores.base() || b >= core.semaphores.base() + core.semaphores.capacity()) continue;
-      std::int32_t const got = mailbox_.take(c, b - core.semaphores.base());
-      if (got == 0) return false;
-      const_cast<std::atomic<std::int32_t>*>(static_cast<std::atomic<std::int32_t> const*>(cell))
-          ->fetch_add(got, std::memory_order_acq_rel);
-      return true;
-    }
-    return false;
-  }
+  bool pending_for(void const* cell) override;
   bool spans_processes() const override { return world_.size > 1; }
   std::size_t leftovers() override { return 0; }
 
-  void check_stalled(core_state& me, std::chrono::steady_clock::time_point since) override {
-    auto const stalled = std::chrono::steady_clock::now() - since;
-    if (opened_windows_)
-      proof_.on_stalled(
-          *launch_, stalled, [&] { return stuck(); },
-          [&](int c) { return describe_blocked_core(*launch_->cores[c]); });
-    if (stalled < timeout_) return;
-    fail<deadlock_error>("pallas::deadlock (MPI rank ", world_.rank, " of ", world_.size, "): ",
-                         describe_blocked_core(me), ", for more than ", timeout_.count(),
-                         " s (PALLAS_MPI_WAIT_TIMEOUT): a wait no chip signals (a mismatched send and receive?)");
-  }
+  void check_stalled(core_state& me, std::chrono::steady_clock::time_point since) override;
 
  private:
-  void open(launch_state& launch) {
-    launch_ = &launch;
-    if (world_.size == 1) return;  // one chip: every copy stays in this process (and a lone rank may have no osc)
-    std::vector<std::pair<std::byte const*, std::int64_t>> arenas;
-    for (int c = 0; c < cores_per_chip_; ++c) {
-      arenas.emplace_back(launch.cores[c]->vmem.base(), launch.cores[c]->vmem.capacity());
-      arenas.emplace_back(launch.cores[c]->smem.base(), launch.cores[c]->smem.capacity());
-    }
-    // One collective for both: whether some rank's cores or arenas changed since the
-    // windows were made, and where every rank's HBM shards of this launch are.
-    std::size_t const k = hbm_.size() + 1;
-    std::vector<MPI_Aint> mine(k, 0);
-    mine[0] = arenas != kept_.made_for || kept_.hbm == MPI_WIN_NULL ? 1 : 0;
-    for (std::size_t b = 0; b < hbm_.size(); ++b) MPI_Get_address(hbm_[b].base, &mine[b + 1]);
-    bool const stale = mine[0] != 0;
-    std::int64_t const seq = ++kept_.launches;
-    if (!stale) {  // before the exchange, which no rank passes before this one joins it
-      attach();
-      mailbox_.clear();
-      incoming_.clear();
-      proof_.begin(kept_.status_win, seq);
-    }
-    std::vector<MPI_Aint> all(k * static_cast<std::size_t>(world_.size));
-    MPI_Allgather(mine.data(), static_cast<int>(k), MPI_AINT, all.data(), static_cast<int>(k), MPI_AINT, world_.comm);
-    hbm_remote_.assign(hbm_.size() * static_cast<std::size_t>(world_.size), 0);
-    bool any_stale = false;
-    for (std::size_t r = 0; r < static_cast<std::size_t>(world_.size); ++r) {
-      any_stale = any_stale || all[r * k] != 0;
-      for (std::size_t b = 0; b < hbm_.size(); ++b) hbm_remote_[r * hbm_.size() + b] = all[r * k + 1 + b];
-    }
-    opened_windows_ = true;
-    if (!any_stale) return;
-    // Every rank makes its windows again, then passes a barrier once its shards are attached.
-    if (!stale)
-      for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
-    kept_.release();
-    for (auto const& [base, bytes] : arenas) kept_.arenas.push_back(create(const_cast<std::byte*>(base), bytes));
-    kept_.made_for = arenas;
-    kept_.mailbox.assign(mpi_mailbox::words(world_.size, cores_per_chip_), 0);
-    kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::uint32_t)));
-    kept_.status.assign(mpi_deadlock_proof::words(world_.size, cores_per_chip_), 0);
-    kept_.status_win = create(kept_.status.data(), static_cast<std::int64_t>(kept_.status.size() * sizeof(std::int64_t)));
-    if constexpr (checked_mode) {
-      kept_.incoming.assign(mpi_incoming_log::words(world_.size, cores_per_chip_), 0);
-      kept_.incoming_win =
-          create(kept_.incoming.data(), static_cast<std::int64_t>(kept_.incoming.size() * sizeof(std::uint64_t)));
-    }
-    proof_.begin(kept_.status_win, seq);
-    check(MPI_Win_create_dynamic(MPI_INFO_NULL, world_.comm, &kept_.hbm), "MPI_Win_create_dynamic");
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, kept_.hbm);
-    attach();
-    MPI_Barrier(world_.comm);
-  }
+  void open(launch_state& launch);
 
   /// Whether this rank is stuck (mpi_deadlock.hpp): every local core waits on a semaphore
   /// that is still short, polls one that has not changed, or has finished, and no other
   /// chip's signal waits in a mailbox slot of an allocated semaphore.
-  bool stuck() {
-    std::lock_guard lock(mailbox_mutex_);
-    for (int c = 0; c < cores_per_chip_; ++c) {
-      core_state const& core = *launch_->cores[c];
-      run_state const state = core.state.load(std::memory_order_seq_cst);
-      if (state == run_state::finished) continue;
-      void const* cell = core.wait_cell.load(std::memory_order_acquire);
-      if (state != run_state::blocked || !cell) return false;
-      std::int32_t const holds = read_cell(cell), wanted = core.wait_value.load(std::memory_order_relaxed);
-      if (core.wait_who.load(std::memory_order_relaxed) == polling_who ? holds != wanted : holds >= wanted) return false;
-    }
-    for (int c = 0; c < cores_per_chip_; ++c)
-      if (mailbox_.pending(c, launch_->cores[c]->semaphores_allocated.load(std::memory_order_acquire) /
-                                  static_cast<std::int64_t>(sizeof(std::int32_t))))
-        return false;
-    return true;
-  }
+  bool stuck();
 
   void attach() {
     for (auto const& b : hbm_) MPI_Win_attach(kept_.hbm, b.base, static_cast<MPI_Aint>(b.bytes));
   }
 
   /// Fails with MPI's explanation when `rc` is an error.
-  static void check(int rc, char const* what) {
-    if (rc == MPI_SUCCESS) return;
-    char text[MPI_MAX_ERROR_STRING];
-    int length = 0;
-    MPI_Error_string(rc, text, &length);
-    fail("pallas (PALLAS_USE_MPI): ", what, " failed (", std::string(text, static_cast<std::size_t>(length)),
-         "): this MPI has no one-sided (osc) component for windows over memory the program allocated under "
-         "MPI_THREAD_MULTIPLE. Open MPI 4 on one node needs osc rdma over the vader transport with its single-copy "
-         "mechanism: run with --mca btl self,vader, without btl_vader_single_copy_mechanism=none or --mca osc pt2pt");
-  }
+  static void check(int rc, char const* what);
 
-  MPI_Win create(void* base, std::int64_t bytes) const {
-    MPI_Win w = MPI_WIN_NULL;
-    check(MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, world_.comm, &w), "MPI_Win_create");
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, w);
-    return w;
-  }
+  MPI_Win create(void* base, std::int64_t bytes) const;
 
   /// One remote copy of the random order not sent yet.
   struct deferred_copy {
@@ -13976,98 +11386,27 @@ class mpi_transport final : public chip_transport {
 
   /// Puts the copy's bytes into the target's window, then its count into the target's
   /// mailbox, then signals the send semaphore.
-  void send_now(core_state& me, deferred_copy const& c) {
-    int const rank = c.target / cores_per_chip_;
-    int const target_core = c.target % cores_per_chip_;
-    auto const [win, disp] = window_of(me, c.task.dst, rank, target_core);
-    if (c.task.bytes > 0) {
-      MPI_Datatype const src_type = layout_type(c.task, c.task.src_strides);
-      MPI_Datatype const dst_type = layout_type(c.task, c.task.dst_strides);
-      MPI_Put(c.task.src, 1, src_type, rank, disp, 1, dst_type, win);
-      MPI_Win_flush(rank, win);  // the bytes have landed before the receiver can see its count
-      free_type(src_type);
-      free_type(dst_type);
-    }
-    mailbox_.add(local_core_index(me), rank, target_core, c.recv_offset, static_cast<std::int32_t>(c.task.bytes),
-                 kept_.mailbox_win);
-    c.send->fetch_add(c.task.bytes, std::memory_order_acq_rel);  // the source has been read
-  }
+  void send_now(core_state& me, deferred_copy const& c);
 
   /// The random order: sends core `me`'s kept copies in a seeded order, each with
   /// probability 1/2 or (`all`) every one. Only `me`'s thread touches its list. Returns
   /// whether it sent any.
-  bool release_deferred(core_state& me, bool all) {
-    auto& kept = deferred_[static_cast<std::size_t>(local_core_index(me))];
-    if (kept.empty()) return false;
-    for (std::size_t k = kept.size(); k > 1; --k) std::swap(kept[k - 1], kept[me.dma.next_random() % k]);
-    bool sent = false;
-    for (std::size_t k = 0; k < kept.size();) {
-      if (!all && (me.dma.next_random() & 1) == 0) {
-        ++k;
-        continue;
-      }
-      deferred_copy const c = kept[k];
-      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(k));
-      send_now(me, c);
-      sent = true;
-    }
-    return sent;
-  }
+  bool release_deferred(core_state& me, bool all);
 
   /// Where `p` (an address of core `me`) is: VMEM, SMEM or HBM operand k
   /// (remote_copy_description's spaces) and the bytes into it; space -1 when none.
-  std::pair<int, std::int64_t> space_of(core_state const& me, std::byte const* p) const {
-    using d = remote_copy_description;
-    auto const at = [&](arena const& a) { return p >= a.base() && p < a.base() + a.capacity(); };
-    if (at(me.vmem)) return {d::vmem, p - me.vmem.base()};
-    if (at(me.smem)) return {d::smem, p - me.smem.base()};
-    for (std::size_t k = 0; k < hbm_.size(); ++k)
-      if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes) return {d::first_hbm + static_cast<int>(k), p - hbm_[k].base};
-    return {-1, 0};
-  }
+  std::pair<int, std::int64_t> space_of(core_state const& me, std::byte const* p) const;
 
   /// The window and displacement of `p` (an address of core `me`) on core `target_core`.
-  std::pair<MPI_Win, MPI_Aint> window_of(core_state const& me, std::byte const* p, int rank, int target_core) const {
-    auto const [space, offset] = space_of(me, p);
-    std::size_t const core = static_cast<std::size_t>(target_core) * 2;
-    if (space < 0) return {MPI_WIN_NULL, 0};
-    if (space == remote_copy_description::vmem) return {kept_.arenas[core], offset};
-    if (space == remote_copy_description::smem) return {kept_.arenas[core + 1], offset};
-    std::size_t const k = static_cast<std::size_t>(space - remote_copy_description::first_hbm);
-    return {kept_.hbm, MPI_Aint_add(hbm_remote_[static_cast<std::size_t>(rank) * hbm_.size() + k], offset)};  // the target's address
-  }
+  std::pair<MPI_Win, MPI_Aint> window_of(core_state const& me, std::byte const* p, int rank, int target_core) const;
 
   /// Checked mode: tells core `target_core` of `rank` about the copy before its bytes go.
   void describe_to_receiver(core_state& me, dma_task const& task, int rank, int target_core, std::int64_t recv_offset,
-                            place where) {
-    remote_copy_description d;
-    std::tie(d.space, d.offset) = space_of(me, task.dst);
-    d.recv_offset = recv_offset;
-    d.bytes = task.bytes;
-    d.element_bytes = static_cast<std::int64_t>(task.element_bytes);
-    d.rank = task.rank;
-    for (int r = 0; r < task.rank; ++r) {
-      d.extents[r] = task.extents[r];
-      d.strides[r] = task.dst_strides[r];
-    }
-    d.set_from("a remote copy (" + std::to_string(task.bytes) + " bytes) from " + core_name(me) + " started at " +
-               std::string(where.file_name()) + ':' + std::to_string(where.line));
-    int const from = local_core_index(me);
-    incoming_.post(from, rank, target_core, d, kept_.incoming_win, [&] { read_incoming(from, me.checked); });
-  }
+                            place where);
 
   /// Checked mode: what other ranks described for local core `c` becomes its incoming
   /// copies (its memory map says where its VMEM, SMEM and semaphores are).
-  void read_incoming(int c, checked_state& state) {
-    incoming_.read(c, [&](remote_copy_description const& d) {
-      using rd = remote_copy_description;
-      std::byte const* base = d.space == rd::vmem   ? state.memory.vmem
-                              : d.space == rd::smem ? state.memory.smem
-                                                    : hbm_[static_cast<std::size_t>(d.space - rd::first_hbm)].base;
-      region const dst = region::strided(base + d.offset, d.rank, d.extents, d.strides, d.element_bytes);
-      state.add_incoming(dst, state.semaphore_base + d.recv_offset, d.bytes, d.from);
-    });
-  }
+  void read_incoming(int c, checked_state& state);
 
   /// The feed of one local core's checked state (checked_state.hpp).
   struct core_feed final : incoming_feed {
@@ -14078,19 +11417,7 @@ class mpi_transport final : public chip_transport {
   };
 
   /// The copy's elements on one side, as an MPI type (strides in elements).
-  static MPI_Datatype layout_type(dma_task const& task, index_t const* strides) {
-    MPI_Datatype type;
-    MPI_Type_contiguous(static_cast<int>(task.element_bytes), MPI_BYTE, &type);
-    for (int d = task.rank - 1; d >= 0; --d) {
-      MPI_Datatype outer;
-      MPI_Type_create_hvector(static_cast<int>(task.extents[d]), 1,
-                              static_cast<MPI_Aint>(strides[d] * static_cast<index_t>(task.element_bytes)), type, &outer);
-      MPI_Type_free(&type);
-      type = outer;
-    }
-    MPI_Type_commit(&type);
-    return type;
-  }
+  static MPI_Datatype layout_type(dma_task const& task, index_t const* strides);
   static void free_type(MPI_Datatype t) { MPI_Type_free(&t); }
 
   mpi_world const& world_;
@@ -14114,6 +11441,7 @@ class mpi_transport final : public chip_transport {
 }  // namespace pallas::detail
 
 #endif  // PALLAS_USE_MPI
+
 // ---- end pallas/detail/runtime/mpi_transport.hpp ----
 // ---- begin pallas/tpu/partition_spec.hpp ----
 // `jax.sharding.PartitionSpec` for pl::shard_map: which mesh axis splits each dimension of
@@ -16870,81 +14198,34 @@ rule_violation check_grid_rules(Plan const& plan, int only_core) {
   return w.found;
 }
 
-// ---- The words, at run time.
+// ---- The words, at run time (rules.ipp: compiled once, not per plan type).
 
 /// "(1, 2)", or "(3,)" for rank 1.
-template <class Seq>
-std::string tuple_string(Seq const& v) {
-  std::string s = "(";
-  for (std::size_t a = 0; a < v.size(); ++a) s += (a ? ", " : "") + std::to_string(v[a]);
-  return s + (v.size() == 1 ? ",)" : ")");
-}
+PALLAS_DECL std::string tuple_string(std::span<index_t const> v);
 
 /// A block index in words: "(1, 2)", with "ds(start, size)" for a BoundedSlice dim.
-template <class Values>
-std::string block_string(operand_desc const& op, Values const& b) {
-  if (op.values == op.rank) return tuple_string(b);
-  std::string s = "(";
-  for (int d = 0; d < op.rank; ++d) {
-    auto const at = static_cast<std::size_t>(op.value_at[static_cast<std::size_t>(d)]);
-    s += d ? ", " : "";
-    if (op.kind_of[static_cast<std::size_t>(d)] == block_dim_kind::bounded)
-      s += "ds(" + std::to_string(b[at]) + ", " + std::to_string(b[at + 1]) + ")";
-    else
-      s += std::to_string(b[at]);
-  }
-  return s + (op.rank == 1 ? ",)" : ")");
-}
+PALLAS_DECL std::string block_string(operand_desc const& op, std::span<index_t const> b);
 
 /// "in_specs[0]" / "out_specs[1]".
-inline std::string operand_name(operand_desc const& op) {
-  return std::string(op.output ? "out_specs[" : "in_specs[") + std::to_string(op.position) + "]";
-}
+PALLAS_DECL std::string operand_name(operand_desc const& op);
 
+/// Throws what `v` found, in words: `op` is the operand that breaks the rule, `point` the
+/// grid point of the run's first step and `block` the run's block index.
+[[noreturn]] PALLAS_DECL void report_grid_rule(std::string_view who, operand_desc const& op,
+                                               std::span<index_t const> point, std::span<index_t const> block,
+                                               rule_violation const& v);
+
+/// report_grid_rule() for the run of `plan` that `v` names.
 template <class Plan>
-[[noreturn]] void report_block_out_of_range(std::string_view who, Plan const& plan, rule_violation const& v) {
+[[noreturn]] void report_grid_rule(std::string_view who, Plan const& plan, rule_violation const& v) {
   auto const k = static_cast<std::size_t>(v.operand);
   auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
-  operand_desc const& op = plan.operands[k];
-  auto const d = static_cast<std::size_t>(v.dim);
-  constexpr std::string_view rule = " (" PALLAS_RULE_BLOCK_OUT_OF_RANGE ")";
-  std::string const where = std::string("pallas::") + std::string(who) + ": " + operand_name(op) + " maps grid point " +
-                            tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)) +
-                            " to block index " + block_string(op, plan.block(run, k));
-  if (op.kind_of[d] == block_dim_kind::bounded && (v.length < 0 || v.length > op.block[d]))
-    fail<index_error>(where, ", whose dimension ", v.dim, " is a pl::ds of size ", v.length, ", beyond its BoundedSlice(",
-                      op.block[d], ")", rule);
-  if (op.kind_of[d] == block_dim_kind::bounded || op.kind == operand_kind::view)
-    fail<index_error>(where, ", whose dimension ", v.dim, " covers elements [", v.start, ", ", v.start + v.length,
-                      "), outside the array's extent ", op.array[d],
-                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "", rule);
-  if (op.kind_of[d] == block_dim_kind::element && (op.low[d] != 0 || op.high[d] != 0))
-    fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start,
-                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")", rule);
-  fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start, ", outside the array's extent ",
-                    op.array[d], rule);
-}
-
-template <class Plan>
-[[noreturn]] void report_revisit(std::string_view who, Plan const& plan, rule_violation const& v) {
-  auto const k = static_cast<std::size_t>(v.operand);
-  auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
-  fail("pallas::", who, ": ", operand_name(plan.operands[k]), " revisits block ", block_string(plan.operands[k], plan.block(run, k)),
-       " at grid point ", tuple_string(plan.point(static_cast<std::size_t>(v.core), run.first_step)),
-       " after writing other blocks (" PALLAS_RULE_OUTPUT_REVISIT "); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
-}
-
-template <class Plan>
-[[noreturn]] void report_shared_block(std::string_view who, Plan const& plan, rule_violation const& v) {
-  auto const k = static_cast<std::size_t>(v.operand);
-  auto const& run = plan.runs_of(static_cast<std::size_t>(v.core), k)[static_cast<std::size_t>(v.run)];
-  int const first = v.other_core < v.core ? v.other_core : v.core;
-  int const second = v.other_core < v.core ? v.core : v.other_core;
-  fail("pallas::", who, ": ", operand_name(plan.operands[k]), " block ", block_string(plan.operands[k], plan.block(run, k)),
-       " is written by core ", first, " and core ", second, " (" PALLAS_RULE_TWO_CORES_ONE_BLOCK ")");
+  auto const point = plan.point(static_cast<std::size_t>(v.core), run.first_step);
+  report_grid_rule(who, plan.operands[k], point, plan.block(run, k), v);
 }
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/pipeline/rules.hpp ----
 
 namespace pallas::detail {
@@ -18278,13 +15559,7 @@ struct operand_tuple<E, std::index_sequence<K...>> {
 /// has every core's part).
 template <class Plan>
 void check_plan(caller who, Plan const& plan, int core) {
-  auto const v = check_grid_rules(plan, core);
-  switch (v.rule) {
-    case grid_rule::block_out_of_range: report_block_out_of_range(caller_name(who), plan, v);
-    case grid_rule::output_revisit: report_revisit(caller_name(who), plan, v);
-    case grid_rule::two_cores_one_block: report_shared_block(caller_name(who), plan, v);
-    case grid_rule::none: break;
-  }
+  if (auto const v = check_grid_rules(plan, core); v.found()) report_grid_rule(caller_name(who), plan, v);
 }
 
 /// Runs part `part` of `plan` on `core`: allocates the operands' slots, then executes.
@@ -20050,3 +17325,3624 @@ inline constexpr auto const& static_plan_of = detail::static_plan_of<typename Ca
 }  // namespace pallas
 // ---- end pallas/pallas_call.hpp ----
 // ---- end pallas/pallas.hpp ----
+
+#if PALLAS_DEFINE_RUNTIME  // the runtime's definitions (config.hpp)
+// ---- begin pallas/error.ipp ----
+// The error context's formatting, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL std::string describe_error_context() {
+  if (!current_error_context) return {};
+  std::string parts[16];
+  int n = 0;
+  for (auto const* f = current_error_context; f && n < 16; f = f->outer) {
+    std::ostringstream out;
+    f->describe(out);
+    parts[n++] = out.str();
+  }
+  std::string joined = " (";
+  for (int k = n - 1; k >= 0; --k) joined += parts[k] + (k ? ", " : ")");
+  return joined;
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/error.ipp ----
+// ---- begin pallas/detail/checked/checked_access.ipp ----
+// place's and region's definitions, compiled once per program under separate compilation.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL char const* place::file_name() const noexcept {
+  if (!file) return "?";
+  char const* base = file;
+  for (char const* p = file; *p; ++p)
+    if (*p == '/' || *p == '\\') base = p + 1;
+  return base;
+}
+
+PALLAS_DECL region region::strided(void const* p, int rank_in, std::int64_t const* ext, std::int64_t const* str,
+                                    std::int64_t element_bytes) noexcept {
+  region r;
+  r.base = static_cast<std::byte const*>(p);
+  r.lo = r.hi = r.base;
+  std::int64_t e[max_rank]{}, s[max_rank]{};
+  int n = 0;
+  for (int d = 0; d < rank_in && d < max_rank; ++d) {
+    if (ext[d] == 0) return r;  // no element at all
+    if (ext[d] == 1) continue;
+    e[n] = ext[d];
+    s[n] = str[d] * element_bytes;
+    ++n;
+  }
+  // The innermost dimensions that are contiguous merge into one run.
+  r.run = element_bytes;
+  while (n > 0 && s[n - 1] == r.run) {
+    r.run *= e[n - 1];
+    --n;
+  }
+  r.rank = n;
+  std::int64_t span = r.run;  // bytes from the first byte to the end of the last run
+  for (int d = n; d-- > 0;) {
+    r.extents[d] = e[d];
+    r.strides[d] = s[d];
+    if (s[d] < span) r.ordered = false;  // runs of dimension d interleave or overlap
+    span += (e[d] - 1) * s[d];
+  }
+  r.hi = r.base + span;
+  return r;
+}
+
+PALLAS_DECL std::byte const* region::run_start(std::int64_t k) const noexcept {
+  std::int64_t off = 0;
+  for (int d = rank; d-- > 0;) {
+    off += (k % extents[d]) * strides[d];
+    k /= extents[d];
+  }
+  return base + off;
+}
+
+PALLAS_DECL bool region::intersects(std::byte const* a, std::byte const* b) const noexcept {
+  if (a >= b || empty() || b <= lo || a >= hi) return false;
+  if (rank == 0) return true;
+  std::int64_t const n = runs();
+  if (ordered) {
+    // The last run starting at or before a, then the one after it.
+    std::int64_t lo_k = -1, hi_k = n;  // run_start(lo_k) <= a < run_start(hi_k)
+    while (hi_k - lo_k > 1) {
+      std::int64_t const mid = lo_k + (hi_k - lo_k) / 2;
+      if (run_start(mid) <= a)
+        lo_k = mid;
+      else
+        hi_k = mid;
+    }
+    if (lo_k >= 0 && run_start(lo_k) + run > a) return true;
+    return hi_k < n && run_start(hi_k) < b;
+  }
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::byte const* s = run_start(k);
+    if (s < b && s + run > a) return true;
+  }
+  return false;
+}
+
+PALLAS_DECL bool region::intersects(region const& other) const noexcept {
+  if (empty() || other.empty() || other.hi <= lo || other.lo >= hi) return false;
+  region const& few = runs() <= other.runs() ? *this : other;
+  region const& many = &few == this ? other : *this;
+  std::int64_t const n = few.runs();
+  for (std::int64_t k = 0; k < n; ++k) {
+    std::byte const* s = few.rank == 0 ? few.base : few.run_start(k);
+    if (many.intersects(s, s + few.run)) return true;
+  }
+  return false;
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked/checked_access.ipp ----
+// ---- begin pallas/detail/gemm.ipp ----
+// pl::dot's f32 GEMM: Eigen's, mapped on strided buffers, or the plain loop without Eigen.
+
+#include <vector>
+
+
+#if PALLAS_USE_EIGEN
+// g++ 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's GEMM
+// is inlined at -O3 -march=native; the warning is a false positive.
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  endif
+#  include <Eigen/Core>
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic pop
+#  endif
+#endif
+
+namespace pallas::detail {
+
+#if PALLAS_USE_EIGEN
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#  endif
+/// Row-major C (m x n) = / += / -= row-major A (m x k) * B (k x n) in storage order
+/// BOrder, for mode 0, 1, -1. Two instantiations, not four: each order pair is another GEMM
+/// for the compiler (about 0.5 s of g++ -O2 CPU time each). B comes in both orders (the
+/// x @ y.T of attention kernels is a column-major B: copying it would cost a strided
+/// transpose per call); gemm_f32 copies the rarer column-major A.
+template <int BOrder, class Float>
+void eigen_gemm(Float* c, index_t ldc, Float const* a, index_t lda, Float const* b, index_t ldb,
+                index_t m, index_t n, index_t k, int mode) {
+  using M = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using MB = Eigen::Matrix<Float, Eigen::Dynamic, Eigen::Dynamic, BOrder>;
+  Eigen::Map<M const, Eigen::Unaligned, Eigen::OuterStride<>> const A(a, m, k, Eigen::OuterStride<>(lda));
+  Eigen::Map<MB const, Eigen::Unaligned, Eigen::OuterStride<>> const B(b, k, n, Eigen::OuterStride<>(ldb));
+  Eigen::Map<M, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
+  if (mode == 0)
+    C.noalias() = A * B;
+  else if (mode > 0)
+    C.noalias() += A * B;
+  else
+    C.noalias() -= A * B;
+}
+#  if defined(__GNUC__) && !defined(__clang__)
+#    pragma GCC diagnostic pop
+#  endif
+#endif
+
+/// The rows x cols matrix `v` copied row-major (contiguous) into `tile`.
+PALLAS_DECL float const* row_major_copy(matrix_view const& v, index_t rows, index_t cols, std::vector<float>& tile) {
+  tile.resize(static_cast<std::size_t>(rows * cols));
+  for (index_t i = 0; i < rows; ++i)
+    for (index_t j = 0; j < cols; ++j)
+      tile[static_cast<std::size_t>(i * cols + j)] = v.data[i * v.row_stride + j * v.col_stride];
+  return tile.data();
+}
+
+template <class Float>
+  requires std::is_same_v<Float, float>
+void gemm_f32(Float* c, index_t ldc, matrix_view const& a, matrix_view const& b, index_t m,
+              index_t n, index_t k, int mode) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (mode == 0)
+      for (index_t i = 0; i < m; ++i)
+        for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
+    return;
+  }
+#if PALLAS_USE_EIGEN
+  // A column-major A is copied into a tile of this call: O(m k) against the GEMM's O(m n k).
+  // Not a thread_local: its destructor registration outlives the threads of a forked
+  // parent, which LeakSanitizer then reports in the child (fork_test).
+  std::vector<Float> a_tile;
+  Float const* const ra = a.col_stride == 1 ? a.data : row_major_copy(a, m, k, a_tile);
+  index_t const lda = a.col_stride == 1 ? a.row_stride : k;
+  if (b.col_stride == 1)
+    eigen_gemm<Eigen::RowMajor>(c, ldc, ra, lda, b.data, b.row_stride, m, n, k, mode);
+  else
+    eigen_gemm<Eigen::ColMajor>(c, ldc, ra, lda, b.data, b.col_stride, m, n, k, mode);
+#else
+  if (mode == 0)
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
+  for (index_t i = 0; i < m; ++i) {
+    float* crow = c + i * ldc;
+    for (index_t p = 0; p < k; ++p) {
+      float const x = a.data[i * a.row_stride + p * a.col_stride] * static_cast<float>(mode >= 0 ? 1 : -1);
+      float const* brow = b.data + p * b.row_stride;
+      for (index_t j = 0; j < n; ++j) crow[j] += x * brow[j * b.col_stride];
+    }
+  }
+#endif
+}
+
+#if defined(PALLAS_SEPARATE_COMPILATION)
+template void gemm_f32<float>(float*, index_t, matrix_view const&, matrix_view const&, index_t, index_t, index_t,
+                              int);
+#endif
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/gemm.ipp ----
+// ---- begin pallas/detail/checked/memory_map.ipp ----
+// memory_map's definitions, compiled once per program under separate compilation.
+
+
+#include <sstream>
+
+namespace pallas::detail {
+
+PALLAS_DECL std::string memory_map::address(void const* p) const {
+  auto const* b = static_cast<std::byte const*>(p);
+  std::ostringstream out;
+  switch (space_of(p)) {
+    case memory_space::vmem: out << "VMEM+" << (b - vmem); break;
+    case memory_space::smem: out << "SMEM+" << (b - smem); break;
+    default: out << "HBM " << p; break;
+  }
+  return out.str();
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked/memory_map.ipp ----
+// ---- begin pallas/detail/checked/access_shadow.ipp ----
+// access_shadow's definitions, compiled once per program under separate compilation.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL void access_shadow::record(std::uintptr_t a, std::uintptr_t b, bool is_write, std::uint64_t epoch, access_site const& site) {
+  if (a >= b) return;
+  split_at(a);
+  split_at(b);
+  auto stamp = [&](shadow_segment& s) {
+    if (is_write) {
+      s.write_epoch = epoch;
+      s.write_site = site;
+    } else {
+      s.read_epoch = epoch;
+      s.read_site = site;
+    }
+  };
+  auto fresh = [&](std::uintptr_t hi) {
+    shadow_segment s;
+    s.hi = hi;
+    stamp(s);
+    return s;
+  };
+  std::uintptr_t cursor = a;
+  auto it = segments_.lower_bound(a);
+  while (cursor < b) {
+    if (it == segments_.end() || it->first >= b) {
+      segments_.emplace_hint(it, cursor, fresh(b));
+      return;
+    }
+    if (it->first > cursor) segments_.emplace_hint(it, cursor, fresh(it->first));
+    stamp(it->second);
+    cursor = it->second.hi;
+    ++it;
+  }
+}
+
+PALLAS_DECL void access_shadow::split_at(std::uintptr_t x) {
+  auto it = segments_.upper_bound(x);
+  if (it == segments_.begin()) return;
+  --it;
+  if (it->first < x && it->second.hi > x) {
+    shadow_segment right = it->second;
+    it->second.hi = x;
+    segments_.emplace_hint(std::next(it), x, right);
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked/access_shadow.ipp ----
+// ---- begin pallas/detail/checked/vector_clock.ipp ----
+// vector_clock's definitions, compiled once per program under separate compilation.
+
+
+#include <algorithm>
+
+namespace pallas::detail {
+
+PALLAS_DECL void vector_clock::reset(int cores) { t_.assign(static_cast<std::size_t>(cores), 0); }
+
+PALLAS_DECL void vector_clock::join(vector_clock const& other) noexcept {
+  if (t_.size() < other.t_.size()) t_.resize(other.t_.size(), 0);
+  for (std::size_t k = 0; k < other.t_.size(); ++k) t_[k] = std::max(t_[k], other.t_[k]);
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked/vector_clock.ipp ----
+// ---- begin pallas/detail/checked/race_detector.ipp ----
+// The race detector's definitions, compiled once per program under separate compilation.
+
+
+#include <iostream>
+#include <sstream>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL std::atomic<bool>& races_found_flag() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+PALLAS_DECL reported_races& reported_races::instance() {
+  static reported_races* const r = new reported_races;  // never destroyed: launches may run at exit
+  return *r;
+}
+
+PALLAS_DECL void race_detector::reset(int cores, race_policy policy) {
+  std::lock_guard lock(mutex_);
+  policy_ = policy;
+  clocks_.assign(static_cast<std::size_t>(cores), vector_clock(cores));
+  for (int c = 0; c < cores; ++c) clocks_[static_cast<std::size_t>(c)].set(c, 1);
+  shadows_.assign(static_cast<std::size_t>(cores), access_shadow{});
+  semaphores_.clear();
+  memories_.assign(static_cast<std::size_t>(cores), memory_map{});
+  found_ = false;
+  cores_per_chip_ = 0;
+}
+
+PALLAS_DECL void race_detector::name_memory(int core, memory_map const& mem) {
+  std::lock_guard lock(mutex_);
+  memories_[static_cast<std::size_t>(core)] = mem;
+}
+
+PALLAS_DECL void race_detector::name_chips(int cores_per_chip) {
+  std::lock_guard lock(mutex_);
+  cores_per_chip_ = cores_per_chip;
+}
+
+PALLAS_DECL bool race_detector::found() const {
+  std::lock_guard lock(mutex_);
+  return found_;
+}
+
+PALLAS_DECL void race_detector::release(int core, void const* cell) {
+  std::lock_guard lock(mutex_);
+  vector_clock& mine = clocks_[static_cast<std::size_t>(core)];
+  semaphores_[cell].join(mine);
+  mine.tick(core);
+}
+
+PALLAS_DECL void race_detector::acquire(int core, void const* cell) {
+  std::lock_guard lock(mutex_);
+  auto it = semaphores_.find(cell);
+  if (it != semaphores_.end()) clocks_[static_cast<std::size_t>(core)].join(it->second);
+}
+
+PALLAS_DECL void race_detector::access(int core, region const& r, bool is_write, access_site const& site) {
+  std::string message;
+  {
+    std::lock_guard lock(mutex_);
+    message = access_locked(core, r, is_write, site);
+  }
+  if (!message.empty()) fail<race_error>(message);
+}
+
+PALLAS_DECL std::string race_detector::access_locked(int core, region const& r, bool is_write, access_site const& site) {
+  if (r.empty()) return {};
+  vector_clock const& mine = clocks_[static_cast<std::size_t>(core)];
+  std::uint64_t const epoch = mine[core];
+  access_shadow& own = shadows_[static_cast<std::size_t>(core)];
+  std::string message;
+  bool reported = false;
+  auto each_run = [&](auto&& f) {
+    if (r.rank == 0) {
+      f(reinterpret_cast<std::uintptr_t>(r.base), reinterpret_cast<std::uintptr_t>(r.base) + static_cast<std::uintptr_t>(r.run));
+      return;
+    }
+    for (std::int64_t k = 0, n = r.runs(); k < n; ++k) {
+      auto const a = reinterpret_cast<std::uintptr_t>(r.run_start(k));
+      f(a, a + static_cast<std::uintptr_t>(r.run));
+    }
+  };
+  each_run([&](std::uintptr_t a, std::uintptr_t b) {
+    if (!reported) {
+      for (int d = 0; d < static_cast<int>(shadows_.size()) && !reported; ++d) {
+        if (d == core || shadows_[static_cast<std::size_t>(d)].empty()) continue;
+        std::uint64_t const known = mine[d];
+        reported = shadows_[static_cast<std::size_t>(d)].any_overlapping(a, b, [&](std::uintptr_t lo, shadow_segment const& s) {
+          bool const after_write = s.write_epoch > known;
+          bool const after_read = is_write && s.read_epoch > known;
+          if (!after_write && !after_read) return false;
+          std::uintptr_t const from = lo > a ? lo : a, to = s.hi < b ? s.hi : b;
+          message = race_found(core, is_write, site, d, after_write, after_write ? s.write_site : s.read_site, from, to);
+          return true;
+        });
+      }
+    }
+    own.record(a, b, is_write, epoch, site);
+  });
+  return message;
+}
+
+PALLAS_DECL std::string race_detector::site_text(access_site const& s) {
+  std::ostringstream out;
+  out << s.what;
+  if (s.where.known()) out << " at " << s.where.file_name() << ':' << s.where.line;
+  return out.str();
+}
+
+PALLAS_DECL std::string race_detector::race_found(int core, bool is_write, access_site const& site, int other, bool other_wrote,
+                       access_site const& other_site, std::uintptr_t from, std::uintptr_t to) {
+  found_ = true;
+  races_found_flag().store(true, std::memory_order_relaxed);
+  std::ostringstream out;
+  auto const name = [&](int c) {
+    if (cores_per_chip_ == 0) return "core " + std::to_string(c);
+    return "chip " + std::to_string(c / cores_per_chip_) + " core " + std::to_string(c % cores_per_chip_);
+  };
+  std::string memory = "HBM";
+  for (std::size_t c = 0; c < memories_.size(); ++c)
+    if (memory_space const s = memories_[c].space_of(reinterpret_cast<void const*>(from)); s != memory_space::hbm)
+      memory = (s == memory_space::vmem ? "VMEM of " : "SMEM of ") + name(static_cast<int>(c));
+  out << "pallas::race: " << name(core) << (is_write ? " writes " : " reads ") << memory << " bytes [0x" << std::hex
+      << from
+      << ", 0x" << to << std::dec << ") (" << (to - from) << " bytes) by " << site_text(site) << ", and "
+      << name(other)
+      << (other_wrote ? " wrote" : " read") << " them by " << site_text(other_site)
+      << ", with nothing ordering the two (no semaphore wait, barrier or DMA wait between them)";
+  if (policy_ == race_policy::raise) return out.str();
+  std::string const key = site_text(site) + (is_write ? "/w|" : "/r|") + site_text(other_site) + (other_wrote ? "/w" : "/r");
+  auto& seen = reported_races::instance();
+  std::lock_guard lock(seen.mutex);
+  if (seen.keys.insert(key).second) std::cerr << out.str() << '\n';
+  return {};
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked/race_detector.ipp ----
+// ---- begin pallas/detail/checked/checked_state.ipp ----
+// checked_state's definitions, compiled once per program under separate compilation.
+
+
+#include <algorithm>
+#include <sstream>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL void checked_state::reset(int core_index, memory_map const& mem, std::byte const* sem_base, std::int64_t sem_bytes) {
+  std::lock_guard lock(mutex);
+  core = core_index;
+  memory = mem;
+  semaphore_base = sem_base;
+  semaphore_bytes = sem_bytes;
+  copies.clear();
+  semaphores.clear();
+  credits.clear();
+  incoming_copies.clear();
+  incoming.store(0, std::memory_order_relaxed);
+  feed = nullptr;
+  remote_hint = nullptr;
+  allocation_origin = "scratch";
+  in_wait = false;
+  next_copy_id = 1;
+  next_move = 1;
+  in_flight.store(0, std::memory_order_relaxed);
+  races = nullptr;
+  track_shared = false;
+  local_lo[0] = mem.vmem;
+  local_hi[0] = mem.vmem + mem.vmem_bytes;
+  local_lo[1] = mem.smem;
+  local_hi[1] = mem.smem + mem.smem_bytes;
+}
+
+PALLAS_DECL void checked_state::attach_races(race_detector* detector, bool several_chips) {
+  races = detector;
+  track_shared = detector != nullptr;
+  if (!detector) return;
+  detector->name_memory(core, memory);
+  if (several_chips)
+    for (int m = 0; m < 2; ++m) local_lo[m] = local_hi[m] = nullptr;
+}
+
+PALLAS_DECL void checked_state::note_shared(region const& r, access_kind kind, char const* what, place where) {
+  if (races) races->access(core, r, kind == access_kind::write, {what ? what : "an access", where});
+}
+
+PALLAS_DECL void checked_state::race_copy(region const& src, region const& dst, void const* semaphore, char const* what, place where) {
+  if (!races) return;
+  if (!src.empty() && is_shared(src.lo)) races->access(core, src, false, {what, where});
+  if (!dst.empty() && is_shared(dst.lo)) races->access(core, dst, true, {what, where});
+  if (semaphore) races->release(core, semaphore);
+}
+
+PALLAS_DECL void checked_state::add_semaphores(std::int64_t offset, std::int64_t count, std::int64_t element_bytes, char const* kind) {
+  std::lock_guard lock(mutex);
+  std::int64_t const first = semaphores.empty() ? 0 : semaphores.back().first_id + semaphores.back().count;
+  semaphores.push_back({offset, count, first, element_bytes, kind, allocation_origin});
+}
+
+PALLAS_DECL void checked_state::drop_semaphores_from(std::int64_t offset) {
+  std::lock_guard lock(mutex);
+  while (!semaphores.empty() && semaphores.back().offset >= offset) semaphores.pop_back();
+}
+
+PALLAS_DECL std::string checked_state::semaphore_name_locked(void const* cell) const {
+  auto const* b = static_cast<std::byte const*>(cell);
+  std::ostringstream out;
+  if (semaphore_base && b >= semaphore_base && b < semaphore_base + semaphore_bytes) {
+    std::int64_t const offset = b - semaphore_base;
+    for (auto const& blk : semaphores) {
+      if (offset >= blk.offset && offset < blk.offset + blk.count * blk.element_bytes) {
+        std::int64_t const k = (offset - blk.offset) / blk.element_bytes;
+        out << blk.kind << " semaphore #" << blk.first_id + k << " (";
+        if (blk.count > 1) out << "element [" << k << "] of " << blk.count << ", ";
+        out << blk.origin << ")";
+        return out.str();
+      }
+    }
+    out << "semaphore at offset " << offset;
+    return out.str();
+  }
+  out << "semaphore at " << cell << " (not in the core's semaphore memory)";
+  return out.str();
+}
+
+PALLAS_DECL std::string checked_state::semaphore_name(void const* cell) const {
+  std::lock_guard lock(mutex);
+  return semaphore_name_locked(cell);
+}
+
+PALLAS_DECL std::string checked_state::describe_locked(copy_record const& c) const {
+  std::ostringstream out;
+  auto shape = [&] {
+    std::ostringstream s;
+    s << c.dtype << '[';
+    for (int d = 0; d < c.rank; ++d) s << (d ? "," : "") << c.extents[d];
+    s << ']';
+    return s.str();
+  };
+  std::string const sh = shape();
+  out << "copy #" << c.id << " (" << memory.address(c.src.base) << ' ' << sh << " -> "
+      << memory.address(c.dst.base) << ' ' << sh << ", " << c.bytes << " bytes, "
+      << semaphore_name_locked(c.semaphore) << ") started at " << c.started.file_name() << ':'
+      << c.started.line << " on core " << core;
+  return out.str();
+}
+
+PALLAS_DECL std::string checked_state::describe(copy_record const& c) const {
+  std::lock_guard lock(mutex);
+  return describe_locked(c);
+}
+
+PALLAS_DECL std::string checked_state::conflict(region const* reads, region const* writes, char const* reads_verb) const {
+  std::lock_guard lock(mutex);
+  for (auto const& c : copies) {
+    if (reads && c.dst.intersects(*reads)) return std::string(reads_verb) + " the destination of " + describe_locked(c);
+    if (writes && c.dst.intersects(*writes)) return "writes the destination of " + describe_locked(c);
+    if (writes && c.src.intersects(*writes)) return "writes the source of " + describe_locked(c);
+  }
+  for (auto const& c : incoming_copies) {
+    if (reads && c.dst.intersects(*reads)) return std::string(reads_verb) + " the destination of " + c.from;
+    if (writes && c.dst.intersects(*writes)) return "writes the destination of " + c.from;
+  }
+  return {};
+}
+
+PALLAS_DECL void checked_state::check(region const& r, access_kind kind, char const* what, place where) {
+  read_feed();
+  bool const is_write = kind == access_kind::write;
+  std::string const hit = conflict(is_write ? nullptr : &r, is_write ? &r : nullptr,
+                                   kind == access_kind::read_or_write ? "reads or writes" : "reads");
+  if (hit.empty()) return;
+  std::ostringstream out;
+  out << "pallas::race: " << (what ? what : "an access") << " of " << r.bytes_spanned() << " bytes at "
+      << memory.address(r.lo);
+  if (where.known()) out << " (" << where.file_name() << ':' << where.line << ')';
+  out << ' ' << hit << ", before that copy's wait";
+  fail<race_error>(out.str());
+}
+
+PALLAS_DECL void checked_state::add_incoming(region const& dst, void const* semaphore, std::int64_t bytes, std::string from) {
+  std::lock_guard lock(mutex);
+  incoming_copies.push_back({dst, semaphore, bytes, std::move(from)});
+  incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
+}
+
+PALLAS_DECL std::uint64_t checked_state::add_copy(copy_record c) {
+  std::lock_guard lock(mutex);
+  c.id = next_copy_id++;
+  copies.push_back(c);
+  in_flight.store(static_cast<int>(copies.size()), std::memory_order_relaxed);
+  return c.id;
+}
+
+PALLAS_DECL void checked_state::before_move(std::uint64_t id, place where) {
+  std::lock_guard lock(mutex);
+  copy_record* c = find_locked(id);
+  if (!c || !c->poisoned_dst) return;
+  if (!region_holds(c->dst, c->poison, c->element_bytes)) {
+    std::ostringstream out;
+    out << "pallas::race: the destination of " << describe_locked(*c)
+        << " was written before the copy's wait";
+    if (where.known()) out << " (its bytes moved at " << where.file_name() << ':' << where.line << ')';
+    fail<race_error>(out.str());
+  }
+}
+
+PALLAS_DECL void checked_state::after_move(std::uint64_t id) {
+  std::lock_guard lock(mutex);
+  copy_record* c = find_locked(id);
+  if (!c) return;
+  c->moved = true;
+  c->move_order = next_move++;
+  if (!in_wait) {
+    c->dst_hash = hash_region(c->dst);
+    c->has_dst_hash = true;
+  }
+}
+
+PALLAS_DECL void checked_state::wait_ended() {
+  in_wait = false;
+  if (in_flight.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard lock(mutex);
+  for (auto& c : copies)
+    if (c.moved && !c.has_dst_hash) {
+      c.dst_hash = hash_region(c.dst);
+      c.has_dst_hash = true;
+    }
+}
+
+PALLAS_DECL void checked_state::waited(std::atomic<std::int32_t> const* semaphore, std::int64_t bytes, char const* who, place where) {
+  if (feed) feed->read_into(*this);  // the copies this wait covers were described before they signaled
+  std::lock_guard lock(mutex);
+  // Remote copies into this core that the wait covers arrived, in the order they started
+  // (a wait may cover several, or part of one).
+  std::int64_t covered = bytes;
+  for (auto in = incoming_copies.begin(); in != incoming_copies.end() && covered > 0;) {
+    if (in->semaphore != semaphore) {
+      ++in;
+      continue;
+    }
+    std::int64_t const used = std::min(covered, in->bytes);
+    covered -= used;
+    in->bytes -= used;
+    in = in->bytes == 0 ? incoming_copies.erase(in) : in + 1;
+  }
+  incoming.store(static_cast<int>(incoming_copies.size()), std::memory_order_relaxed);
+  bool any = false;
+  for (auto const& c : copies) any |= c.semaphore == semaphore;
+  auto it = std::find_if(credits.begin(), credits.end(), [&](credit const& k) { return k.semaphore == semaphore; });
+  if (!any) {
+    if (it != credits.end()) credits.erase(it);
+    return;
+  }
+  if (it == credits.end()) {
+    credits.push_back({semaphore, 0});
+    it = credits.end() - 1;
+  }
+  it->bytes += bytes;
+  for (;;) {
+    copy_record* next = nullptr;
+    for (auto& c : copies)
+      if (c.semaphore == semaphore && c.moved && (!next || c.move_order < next->move_order)) next = &c;
+    if (!next || next->bytes > it->bytes) break;
+    it->bytes -= next->bytes;
+    auto report = [&](char const* part) {
+      std::ostringstream out;
+      out << "pallas::race: the " << part << " of " << describe_locked(*next) << " was written before its "
+          << (who ? who : "wait");
+      if (where.known()) out << " at " << where.file_name() << ':' << where.line;
+      fail<race_error>(out.str());
+    };
+    if (next->check_src_hash && hash_region(next->src) != next->src_hash) report("source");
+    if (next->has_dst_hash && hash_region(next->dst) != next->dst_hash) report("destination");
+    copies.erase(copies.begin() + (next - copies.data()));
+    in_flight.store(static_cast<int>(copies.size()), std::memory_order_relaxed);
+  }
+  bool left = false;
+  for (auto const& c : copies) left |= c.semaphore == semaphore;
+  if (!left) credits.erase(it);
+}
+
+PALLAS_DECL std::string checked_state::in_flight_within(std::byte const* lo, std::byte const* hi) const {
+  std::lock_guard lock(mutex);
+  std::string found;
+  for (auto const& c : copies) {
+    auto const* s = reinterpret_cast<std::byte const*>(c.semaphore);
+    if (c.src.intersects(lo, hi) || c.dst.intersects(lo, hi) || (s >= lo && s < hi))
+      found += (found.empty() ? "" : "; ") + describe_locked(c);
+  }
+  return found;
+}
+
+PALLAS_DECL std::string checked_state::unwaited() const {
+  std::lock_guard lock(mutex);
+  std::string found;
+  for (auto const& c : copies) {
+    found += (found.empty() ? "" : "; ") + describe_locked(c);
+    found += c.moved ? " (it moved but no wait consumed its bytes)" : " (its bytes never moved)";
+  }
+  return found;
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked/checked_state.ipp ----
+// ---- begin pallas/detail/runtime/arena.ipp ----
+// arena's allocation, compiled once per program under separate compilation (config.hpp).
+
+
+namespace pallas::detail {
+
+PALLAS_DECL std::byte* arena::allocate(std::int64_t bytes, std::string_view what) {
+  std::int64_t const start = (used_ + static_cast<std::int64_t>(alignment) - 1) &
+                             ~static_cast<std::int64_t>(alignment - 1);
+  if (start + bytes > capacity_)
+    fail("pallas::", name_, ": allocating ", bytes, " bytes for ", what, " needs ", start + bytes,
+         " bytes but the core has ", capacity_);
+  used_ = start + bytes;
+  if (used_ > peak_) peak_ = used_;
+  return base_ + start;
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/arena.ipp ----
+// ---- begin pallas/detail/runtime/dma_task.ipp ----
+// dma_task's byte movers (per copy, per chunk, per row), compiled once per program under
+// separate compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <algorithm>
+#include <cstring>
+
+// ---- begin pallas/detail/runtime/stream_copy.hpp ----
+// Byte movers for DMAs between HBM (DRAM) and VMEM (cache-resident): software prefetch of a
+// block that will be copied soon (strided rows defeat the hardware prefetcher), and
+// non-temporal stores for write-back to HBM (no read-for-ownership: measured +35% store
+// bandwidth here).
+
+#include <cstddef>
+
+
+#if defined(__SSE2__)
+#  include <emmintrin.h>  // _mm_sfence
+#endif
+
+namespace pallas::detail {
+
+inline constexpr std::size_t cache_line = 64;
+
+/// Asks the caches for [p, p + bytes) without waiting.
+inline void prefetch_bytes(std::byte const* p, std::size_t bytes) noexcept {
+  for (std::size_t k = 0; k < bytes; k += cache_line) __builtin_prefetch(p + k, 0, 3);
+}
+
+/// memcpy that bypasses the caches for the destination where it can.
+PALLAS_DECL void stream_bytes(std::byte* dst, std::byte const* src, std::size_t bytes) noexcept;
+
+/// Orders earlier streaming stores before what follows (a semaphore signal).
+inline void stream_fence() noexcept {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+}  // namespace pallas::detail
+
+// ---- end pallas/detail/runtime/stream_copy.hpp ----
+
+namespace pallas::detail {
+
+PALLAS_DECL void dma_task::move_bytes() const {
+  if (bytes == 0 || is_self_copy()) return;
+  rows const r = row_layout();
+  move_rows(r, 0, r.count);
+}
+
+PALLAS_DECL std::int64_t dma_task::chunk_count(std::int64_t target) const {
+  if (bytes == 0 || is_self_copy()) return 1;
+  rows const r = row_layout();
+  if (r.count == 1 && r.contiguous) return std::max<std::int64_t>(1, (r.bytes + target - 1) / target);
+  std::int64_t const per = std::max<std::int64_t>(1, target / std::max<std::int64_t>(1, r.bytes));
+  return (r.count + per - 1) / per;
+}
+
+PALLAS_DECL void dma_task::move_chunk(std::int64_t k, std::int64_t target) const {
+  if (bytes == 0 || is_self_copy()) return;
+  rows const r = row_layout();
+  if (r.count == 1 && r.contiguous) {
+    std::int64_t const begin = k * target, end = std::min(r.bytes, begin + target);
+    if (begin >= end) return;
+    move_run(dst + begin, src + begin, static_cast<std::size_t>(end - begin));
+    if (streaming) stream_fence();
+    return;
+  }
+  std::int64_t const per = std::max<std::int64_t>(1, target / std::max<std::int64_t>(1, r.bytes));
+  move_rows(r, k * per, std::min(r.count, (k + 1) * per));
+}
+
+PALLAS_DECL bool dma_task::is_self_copy() const noexcept {
+  if (src != dst) return false;
+  for (int r = 0; r < rank; ++r)
+    if (extents[r] > 1 && src_strides[r] != dst_strides[r]) return false;
+  return true;  // a copy onto itself (identical views) changes nothing
+}
+
+PALLAS_DECL dma_task::rows dma_task::row_layout() const noexcept {
+  rows r;
+  if (rank == 0) {
+    r.bytes = static_cast<std::int64_t>(element_bytes);
+    return r;
+  }
+  r.inner = rank - 1;
+  r.length = extents[r.inner];
+  r.contiguous = src_strides[r.inner] == 1 && dst_strides[r.inner] == 1;
+  while (r.contiguous && r.inner > 0 && src_strides[r.inner - 1] == r.length && dst_strides[r.inner - 1] == r.length) {
+    --r.inner;
+    r.length *= extents[r.inner];
+  }
+  r.bytes = r.length * static_cast<std::int64_t>(element_bytes);
+  for (int d = 0; d < r.inner; ++d) r.count *= extents[d];
+  return r;
+}
+
+PALLAS_DECL void dma_task::move_run(std::byte* o, std::byte const* s, std::size_t n) const {
+  if (streaming)
+    stream_bytes(o, s, n);
+  else
+    std::memcpy(o, s, n);
+}
+
+PALLAS_DECL std::pair<std::byte const*, std::byte*> dma_task::row_at(rows const& r, std::int64_t k) const noexcept {
+  index_t so = 0, doff = 0;
+  for (int d = r.inner - 1; d >= 0; --d) {
+    index_t const i = k % extents[d];
+    k /= extents[d];
+    so += i * src_strides[d];
+    doff += i * dst_strides[d];
+  }
+  auto const eb = static_cast<index_t>(element_bytes);
+  return {src + so * eb, dst + doff * eb};
+}
+
+PALLAS_DECL void dma_task::move_rows(rows const& r, std::int64_t first, std::int64_t last) const {
+  if (rank == 0) {
+    std::memcpy(dst, src, element_bytes);
+    return;
+  }
+  bool const prefetch = !streaming && r.count > 1;
+  for (std::int64_t k = first; k < last; ++k) {
+    auto const [s, o] = row_at(r, k);
+    if (prefetch && k + prefetch_rows_ahead < last) {
+      auto const ahead = row_at(r, k + prefetch_rows_ahead).first;
+      prefetch_bytes(ahead, static_cast<std::size_t>(r.contiguous ? r.bytes : static_cast<std::int64_t>(element_bytes)));
+    }
+    if (r.contiguous) {
+      move_run(o, s, static_cast<std::size_t>(r.bytes));
+    } else {
+      index_t const ss = src_strides[r.inner] * static_cast<index_t>(element_bytes);
+      index_t const ds = dst_strides[r.inner] * static_cast<index_t>(element_bytes);
+      for (index_t j = 0; j < r.length; ++j) std::memcpy(o + j * ds, s + j * ss, element_bytes);
+    }
+  }
+  if (streaming) stream_fence();
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/dma_task.ipp ----
+// ---- begin pallas/detail/runtime/core.ipp ----
+// core_error_context's message, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL core_error_context::core_error_context(int core) : core_("core " + std::to_string(core)) {}
+
+PALLAS_DECL void core_error_context::describe(std::ostream& out) const { out << core_; }
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/core.ipp ----
+// ---- begin pallas/detail/runtime/interleaving.ipp ----
+// The seeded interleaving's token passing, compiled once per program under separate
+// compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <cstdio>
+#include <thread>
+
+namespace pallas::detail {
+
+PALLAS_DECL void interleaving::reset(bool enabled, int num_cores, std::uint64_t seed) {
+  on = enabled;
+  given_up.store(false, std::memory_order_relaxed);
+  if (!on) return;
+  slots.assign(static_cast<std::size_t>(num_cores), slot{});
+  rng = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
+  progress = 1;
+  token.store(static_cast<int>(next() % static_cast<std::uint64_t>(num_cores)), std::memory_order_release);
+}
+
+PALLAS_DECL int interleaving::pick() noexcept {
+  int count = 0;
+  for (std::size_t c = 0; c < slots.size(); ++c) count += candidate(c);
+  if (count == 0) return -1;
+  auto k = static_cast<int>(next() % static_cast<std::uint64_t>(count));
+  for (std::size_t c = 0; c < slots.size(); ++c)
+    if (candidate(c) && k-- == 0) return static_cast<int>(c);
+  return -1;
+}
+
+PALLAS_DECL void interleaving::wait_for(int me) noexcept {
+  auto const deadline = std::chrono::steady_clock::now() + patience;
+  for (int t = token.load(std::memory_order_acquire); t != me; t = token.load(std::memory_order_acquire)) {
+    if (given_up.load(std::memory_order_acquire)) return;
+    if (std::chrono::steady_clock::now() > deadline) {
+      if (!given_up.exchange(true, std::memory_order_acq_rel)) {
+        interleavings_given_up().fetch_add(1, std::memory_order_relaxed);
+        std::fprintf(stderr,  // NOLINT: a warning, once per launch
+                     "pallas: the random DMA order gave up its seeded interleaving for this launch: core %d "
+                     "ran %lld ms without reaching a semaphore or copy operation (does it loop on something "
+                     "else?); the cores now run freely\n",
+                     t, static_cast<long long>(patience.count()));
+      }
+      return;
+    }
+    // Short sleeps rather than a futex wait: the deadline must be seen even if nobody
+    // ever passes the token.
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/interleaving.ipp ----
+// ---- begin pallas/detail/runtime/spin_wait.ipp ----
+// The spin-or-park rule's machine queries, compiled once per program under separate
+// compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace pallas::detail {
+
+PALLAS_DECL unsigned processes_on_this_machine() noexcept {
+  for (char const* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (char const* env = std::getenv(name); env && std::atoi(env) > 0) return static_cast<unsigned>(std::atoi(env));
+  return 1;
+}
+
+PALLAS_DECL bool spinning_pays(int threads) noexcept {
+  static unsigned const cpus = std::max(1u, std::thread::hardware_concurrency());
+  static unsigned const processes = processes_on_this_machine();
+  return static_cast<unsigned>(threads) * processes <= cpus;
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/spin_wait.ipp ----
+// ---- begin pallas/detail/runtime/launch.ipp ----
+// launch_state's failure and start barrier, and core names, compiled once per program under
+// separate compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL void launch_state::fail_with(std::exception_ptr e) {
+  {
+    std::lock_guard lock(error_mutex);
+    if (!first_error) first_error = std::move(e);
+  }
+  aborted.store(true, std::memory_order_release);
+}
+
+PALLAS_DECL void launch_state::start_barrier_wait() {
+  // A failing core never arrives, so poll the abort flag instead of parking.
+  for (int k = 0; arrived.load(std::memory_order_acquire) < num_cores; ++k) {
+    check_aborted();
+    if (k < 4096 && spinning_pays(num_cores))
+      cpu_relax();
+    else if (k < 8192)
+      std::this_thread::yield();
+    else
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+PALLAS_DECL std::string core_name(core_state const& core) {
+  if (!core.launch || !core.launch->chips) return "core " + std::to_string(core.index);
+  return "chip " + std::to_string(chip_index(core)) + " core " + std::to_string(local_core_index(core));
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/launch.ipp ----
+// ---- begin pallas/detail/runtime/chip_set.ipp ----
+// The chips' remote copies and signals in process, and address translation, compiled once
+// per program under separate compilation (config.hpp) and inline in every translation unit
+// otherwise.
+
+#include <algorithm>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL void chip_transport::start_elsewhere(core_state& me, dma_task const& /*task*/,
+                                                 std::atomic<std::int32_t>* /*send*/, int /*target*/,
+                                                 std::int64_t /*recv_offset*/, place /*where*/) {
+  fail("pallas: a remote copy to another process from ", me.index, " without a multi-process backend");
+}
+
+PALLAS_DECL void chip_transport::signal_elsewhere(core_state& me, int /*target*/, std::int64_t /*offset*/,
+                                                  std::int32_t /*inc*/) {
+  fail("pallas: a remote signal to another process from ", me.index, " without a multi-process backend");
+}
+
+PALLAS_DECL void signal_remote_semaphore(launch_state& launch, int target, std::int64_t offset, std::int32_t inc,
+                                         int from) {
+  core_state& other = core_of_launch(launch, target);
+  auto* cell = reinterpret_cast<std::atomic<std::int32_t>*>(other.semaphores.base() + offset);
+  auto const end = offset + static_cast<std::int64_t>(sizeof(std::int32_t));
+  if (end > other.semaphores_allocated.load(std::memory_order_acquire)) {
+    std::lock_guard lock(other.early_mutex);
+    if (end > other.semaphores_allocated.load(std::memory_order_relaxed)) {
+      other.early_signals.push_back({offset, inc, from, "a remote copy's receive semaphore"});
+      return;
+    }
+  }
+  cell->fetch_add(inc, std::memory_order_acq_rel);
+}
+
+PALLAS_DECL void run_remote_task(launch_state& launch, remote_task const& t) {
+  t.task.move_bytes();
+  if (t.send) t.send->fetch_add(t.task.bytes, std::memory_order_acq_rel);
+  signal_remote_semaphore(launch, t.target, t.recv_offset, t.task.bytes, t.sender);
+}
+
+PALLAS_DECL void in_process_transport::start(launch_state& launch, remote_task const& t, bool now) {
+  if (now) return run_remote_task(launch, t);
+  std::lock_guard lock(mutex_);
+  pending_.push_back(t);
+}
+
+PALLAS_DECL bool in_process_transport::progress(launch_state& launch, void const* cell) {
+  remote_task t;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = std::find_if(pending_.begin(), pending_.end(),
+                           [&](remote_task const& p) { return p.send == cell || p.recv == cell; });
+    if (it == pending_.end()) return false;
+    t = *it;
+    pending_.erase(it);
+  }
+  run_remote_task(launch, t);
+  return true;
+}
+
+PALLAS_DECL bool in_process_transport::pending_for(void const* cell) {
+  std::lock_guard lock(mutex_);
+  return std::any_of(pending_.begin(), pending_.end(),
+                     [&](remote_task const& p) { return p.send == cell || p.recv == cell; });
+}
+
+PALLAS_DECL std::size_t in_process_transport::leftovers() {
+  std::lock_guard lock(mutex_);
+  std::size_t const n = pending_.size();
+  for (auto const& t : pending_) t.task.move_bytes();
+  pending_.clear();
+  return n;
+}
+
+PALLAS_DECL std::string chip_context::axes_list() const {
+  std::string s;
+  for (int a = 0; a < num_axes; ++a) s += (a ? ", '" : "'") + std::string(axis_names[a]) + "'";
+  return s;
+}
+
+PALLAS_DECL std::byte* translate_to_core(core_state const& me, void const* p, core_state const& target) {
+  auto const* b = static_cast<std::byte const*>(p);
+  auto within = [&](arena const& a) { return b >= a.base() && b < a.base() + a.capacity(); };
+  if (within(me.vmem)) return target.vmem.base() + (b - me.vmem.base());
+  if (within(me.smem)) return target.smem.base() + (b - me.smem.base());
+  if (within(me.semaphores)) return target.semaphores.base() + (b - me.semaphores.base());
+  chip_context const& chips = *me.launch->chips;
+  if (chip_index(me) == chip_index(target)) {  // the chip's own HBM (the only one a process may hold)
+    for (auto const& buf : chips.buffers[static_cast<std::size_t>(chip_index(me))])
+      if (b >= buf.base && b < buf.base + buf.bytes) return const_cast<std::byte*>(b);
+    return nullptr;
+  }
+  auto const& mine = chips.buffers[static_cast<std::size_t>(chip_index(me))];
+  auto const& theirs = chips.buffers[static_cast<std::size_t>(chip_index(target))];
+  for (std::size_t k = 0; k < mine.size(); ++k)
+    if (b >= mine[k].base && b < mine[k].base + mine[k].bytes) return theirs[k].base + (b - mine[k].base);
+  return nullptr;
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/chip_set.ipp ----
+// ---- begin pallas/detail/runtime/dma_engine_ops.ipp ----
+// The DMA engine's operations, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+// ---- begin pallas/detail/runtime/dma_shared_copies.hpp ----
+// The DMA engine's copies shared with the device's DMA thread (the thread executor,
+// dma_engine.hpp): a started copy is published in chunks, which the DMA thread (serve) and
+// the waiting core (help, quiesce) claim; the mover of the last chunk signals. The
+// operations are declared by dma_engine and defined in dma_shared_copies.ipp.
+
+
+// ---- end pallas/detail/runtime/dma_shared_copies.hpp ----
+
+namespace pallas::detail {
+
+PALLAS_DECL void dma_engine::reset(dma_order_policy order, std::uint64_t core_seed, dma_thread* thread,
+                                   std::int64_t thread_min_bytes) {
+  quiesce();
+  queue_.clear();
+  {
+    std::lock_guard lock(shared_mutex_);
+    shared_.clear();
+    for (auto& c : pool_) c.in_use = false;
+  }
+  order_ = order;
+  thread_ = order.order == dma_order::on_wait ? thread : nullptr;
+  thread_min_bytes_ = thread_min_bytes;
+  copy_count_ = 0;
+  random_state_ = core_seed;
+}
+
+/// Moves a copy's bytes now and signals its semaphore (checked mode: verifies and records
+/// the move of a tracked copy).
+PALLAS_DECL void dma_engine::run_now(core_state& core, dma_task const& task, place where) {
+  if constexpr (checked_mode) {
+    if (task.tracked) core.checked.before_move(task.id, where);
+  }
+  task.move_bytes();
+  if constexpr (checked_mode) {
+    if (task.tracked) core.checked.after_move(task.id);
+  }
+  task.signal();
+}
+
+PALLAS_DECL void dma_engine::run_queued_at(core_state& core, std::size_t k, place where) {
+  dma_task const task = queue_[k];
+  queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
+  run_now(core, task, where);
+}
+
+/// Runs one queued copy that signals `cell` (the oldest, or a random one in the random
+/// order); false if there is none.
+PALLAS_DECL bool dma_engine::run_queued_for(core_state& core, std::atomic<std::int32_t> const* cell, place where) {
+  bool const random = order_.order == dma_order::random;
+  std::size_t matches = 0, first = queue_.size();
+  for (std::size_t k = 0; k < queue_.size(); ++k)
+    if (queue_[k].semaphore == cell) {
+      if (matches++ == 0) first = k;
+      if (!random) break;
+    }
+  if (matches == 0) return false;
+  if (random && matches > 1) {
+    auto pick = static_cast<std::size_t>(next_random() % matches);
+    for (std::size_t k = first; k < queue_.size(); ++k)
+      if (queue_[k].semaphore == cell && pick-- == 0) {
+        run_queued_at(core, k, where);
+        return true;
+      }
+  }
+  run_queued_at(core, first, where);
+  return true;
+}
+
+/// Random order: sometimes completes an unrelated queued copy early.
+PALLAS_DECL void dma_engine::maybe_complete_early(core_state& core, place where) {
+  if (order_.order != dma_order::random || queue_.empty()) return;
+  std::uint64_t const r = next_random();
+  if ((r & 3) != 0) return;
+  run_queued_at(core, static_cast<std::size_t>((r >> 2) % queue_.size()), where);
+}
+
+PALLAS_DECL void dma_engine::start(core_state& core, dma_task task, place where) {
+  end_polling(core);
+  ++copy_count_;
+  if (!task.tracked) task.id = copy_count_;
+  if constexpr (checked_mode) {
+    if (core.checked.races)
+      core.checked.race_copy(task.src_region(), task.dst_region(), task.semaphore,
+                             where.known() ? "async copy" : "pipeline copy", where);
+  }
+  if (order_.order == dma_order::eager) {
+    run_now(core, task, where);
+    return;
+  }
+  if (order_.order == dma_order::random) {
+    perturb(core);
+    if ((next_random() & 3) == 0) {
+      run_now(core, task, where);
+      return;
+    }
+  }
+  // Under the automatic executor (thread_min_bytes_ > 0) a thread found starved mid-launch
+  // gets no more of this launch's copies (dma_thread_health).
+  if (thread_ && !task.tracked && !task.streaming && task.bytes >= thread_min_bytes_ &&
+      !(thread_min_bytes_ > 0 && dma_thread_health::starved())) {
+    publish(task, core.launch->id);
+    return;
+  }
+  queue_.push_back(task);
+}
+
+PALLAS_DECL void dma_engine::wait(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value,
+                                  char const* who, place where) {
+  if (value < 0) fail("pallas::", who, ": cannot wait for a negative value ", value);
+  end_polling(core);
+  launch_state& launch = *core.launch;
+  if (order_.order == dma_order::random) {
+    perturb(core);
+    maybe_complete_early(core, where);
+  }
+  bool const spin = spinning_pays(launch.num_cores);
+  bool const spin_on_thread = spinning_pays(launch.num_cores + 1);
+  struct wait_scope {  // checked mode: moves inside the wait snapshot when it ends
+    checked_state& c;
+    explicit wait_scope(checked_state& s) : c(s) { c.in_wait = checked_mode; }
+    ~wait_scope() {
+      if constexpr (checked_mode) c.wait_ended();
+    }
+  } scope(core.checked);
+  wait_registration blocked(core);
+  std::chrono::steady_clock::time_point stalled_since{};  // multi-process chips: when this wait began blocking
+  for (int k = 0;; ++k) {
+    std::int32_t cur = cell.load(std::memory_order_acquire);
+    if (cur >= value) {
+      blocked.leave();
+      if (cell.compare_exchange_weak(cur, cur - value, std::memory_order_acq_rel)) {
+        if constexpr (checked_mode) {
+          core.checked.race_acquire(&cell);
+          core.checked.waited(&cell, value, who, where);
+        }
+        return;
+      }
+      continue;
+    }
+    // Never while registered as blocked: the queues held nothing for `cell` then.
+    if (help(&cell) || run_queued_for(core, &cell, where)) {
+      k = 0;
+      continue;
+    }
+    if (remote_pending_for(launch, &cell)) {  // a remote copy that signals `cell`: move it here
+      blocked.leave();
+      progress_remote(launch, &cell);
+      k = 0;
+      continue;
+    }
+    launch.check_aborted();
+    if (shared_copy* c = in_flight_for(&cell)) {
+      // The DMA thread moves its last chunks: spin while it has a CPU, else sleep on it.
+      blocked.leave();
+      auto const deadline = std::chrono::steady_clock::now() + spin_budget;
+      std::int32_t seen = c->done.load(std::memory_order_acquire);
+      for (int s = 1; spin_on_thread && seen < c->chunks; ++s) {
+        cpu_relax();
+        seen = c->done.load(std::memory_order_acquire);
+        if ((s & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+      }
+      if (seen < c->chunks) {
+        auto const slept = std::chrono::steady_clock::now();
+        c->sleeping.store(true, std::memory_order_seq_cst);
+        seen = c->done.load(std::memory_order_seq_cst);
+        if (seen < c->chunks) c->done.wait(seen, std::memory_order_acquire);
+        c->sleeping.store(false, std::memory_order_relaxed);
+        dma_thread_health::note_wait(std::chrono::steady_clock::now() - slept);
+      }
+      k = 0;
+      continue;
+    }
+    if (launch.interleave.active()) {  // the cores take turns: let another run, or report the deadlock
+      blocked.enter(&cell, value, who, where);
+      if (!interleave_block(core)) report_deadlock(launch);
+      blocked.leave();
+      k = 0;
+      continue;
+    }
+    if (k < 2048 && spin) {
+      cpu_relax();
+    } else if (k < 4096) {
+      std::this_thread::yield();
+    } else {
+      blocked.enter(&cell, value, who, where);
+      blocked.poll([&] {
+        return cell.load(std::memory_order_acquire) < value && !remote_pending_for(launch, &cell) &&
+               !chips_elsewhere(launch);  // over MPI, another rank may still signal it: a timeout decides
+      });
+      if (launch.chips) stalled_remote(core, stalled_since);
+      std::this_thread::sleep_for(std::chrono::microseconds(k < 8192 ? 10 : 100));
+    }
+  }
+}
+
+/// The end of a core's body. Checked mode: a copy started and never waited is an error
+/// (pallas::leak_error naming the copy, where it started, and the core). Copies still
+/// queued move now (unchecked mode, and copies the checked registry does not track).
+PALLAS_DECL void dma_engine::finish(core_state& core) {
+  if constexpr (checked_mode) {
+    std::string const left = core.checked.unwaited();
+    if (!left.empty()) fail<leak_error>("pallas::kernel: copies were started and never waited: ", left);
+  }
+  std::size_t unwaited = queue_.size();
+  for (auto const& task : queue_) task.run();
+  queue_.clear();
+  {
+    std::lock_guard lock(shared_mutex_);
+    prune_locked();
+    unwaited += shared_.size();
+  }
+  quiesce();
+  if (checked_mode && unwaited != 0)
+    fail<leak_error>("pallas::kernel: ", unwaited, " copies were started and never waited");
+}
+
+PALLAS_DECL void dma_engine::copy_now(core_state& core, dma_task task, place where, std::mutex* serialize) {
+  ++copy_count_;
+  if (!task.tracked) task.id = copy_count_;
+  if constexpr (checked_mode) {
+    if (core.checked.races) core.checked.race_copy(task.src_region(), task.dst_region(), nullptr, "sync_copy", where);
+  }
+  if (order_.order == dma_order::random) perturb(core);
+  if (serialize) {
+    std::lock_guard const serial(*serialize);
+    run_now(core, task, where);
+  } else {
+    run_now(core, task, where);
+  }
+}
+
+PALLAS_DECL bool regions_overlap_unequal(region const& a, region const& b) noexcept {
+  bool const same = a.base == b.base && a.run == b.run && a.rank == b.rank && [&] {
+    for (int d = 0; d < a.rank; ++d)
+      if (a.extents[d] != b.extents[d] || a.strides[d] != b.strides[d]) return false;
+    return true;
+  }();
+  return !same && a.intersects(b);
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/dma_engine_ops.ipp ----
+// ---- begin pallas/detail/runtime/dma_thread.ipp ----
+// The DMA thread's loop and its starvation rule, compiled once per program under separate
+// compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+
+#if defined(__linux__)
+#  include <pthread.h>
+#  include <sched.h>
+#endif
+
+namespace pallas::detail {
+
+PALLAS_DECL void dma_thread_health::note_wait(std::chrono::steady_clock::duration waited) noexcept {
+  if (waited < starved_wait) return;
+  auto const now = std::chrono::steady_clock::now().time_since_epoch();
+  auto const last_end = std::chrono::steady_clock::duration(starved_until_.load(std::memory_order_relaxed));
+  if (now < last_end) return;  // already starved: a wait that began before the window
+  auto const window = next_window(std::chrono::milliseconds(window_.load(std::memory_order_relaxed)), now - last_end);
+  window_.store(window.count(), std::memory_order_relaxed);
+  starved_until_.store((now + window).count(), std::memory_order_relaxed);
+}
+
+PALLAS_DECL dma_thread::dma_thread() {
+  thread_ = std::jthread([this](std::stop_token stop) { serve(stop); });
+#if defined(__linux__)
+  sched_param param{};
+  param.sched_priority = 0;
+  pthread_setschedparam(thread_.native_handle(), SCHED_IDLE, &param);  // best effort
+#endif
+}
+
+PALLAS_DECL dma_thread::~dma_thread() {
+  thread_.request_stop();
+  wake();
+}
+
+PALLAS_DECL void dma_thread::attach(int slot, int core_index, dma_engine* engine) {
+  if (slot < 0 || slot >= max_engines)
+    fail("pallas::kernel: the DMA thread serves at most ", max_engines, " cores, slot ", slot, " asked");
+  core_of_[static_cast<std::size_t>(slot)].store(core_index, std::memory_order_relaxed);
+  engines_[static_cast<std::size_t>(slot)].store(engine, std::memory_order_release);
+  int count = count_.load(std::memory_order_relaxed);
+  while (count < slot + 1 && !count_.compare_exchange_weak(count, slot + 1, std::memory_order_acq_rel)) {
+  }
+}
+
+PALLAS_DECL bool dma_thread::any_work() const noexcept {
+  int const n = count_.load(std::memory_order_acquire);
+  for (int k = 0; k < n; ++k) {
+    dma_engine const* e = engines_[static_cast<std::size_t>(k)].load(std::memory_order_acquire);
+    if (e && e->claimable()) return true;
+  }
+  return false;
+}
+
+PALLAS_DECL void dma_thread::serve(std::stop_token const& stop) {
+  for (;;) {
+    if (stop.stop_requested()) return;
+    bool worked = false;
+    int const n = count_.load(std::memory_order_acquire);
+    for (int k = 0; k < n; ++k) {
+      dma_engine* e = engines_[static_cast<std::size_t>(k)].load(std::memory_order_acquire);
+      if (e && e->claimable())
+        worked |= e->serve(core_of_[static_cast<std::size_t>(k)].load(std::memory_order_relaxed));
+    }
+    if (worked) continue;
+    // Idle: spin a little (a pipeline publishes its next fetch within a step), then park.
+    std::uint32_t const seen = epoch_.load(std::memory_order_seq_cst);
+    auto const deadline = std::chrono::steady_clock::now() + spin_budget;
+    bool found = false;
+    for (int k = 1; !found; ++k) {
+      cpu_relax();
+      found = any_work() || epoch_.load(std::memory_order_relaxed) != seen || stop.stop_requested();
+      if ((k & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
+    }
+    if (found) continue;
+    parked_.store(true, std::memory_order_seq_cst);
+    if (!any_work() && !stop.stop_requested()) epoch_.wait(seen, std::memory_order_seq_cst);
+    parked_.store(false, std::memory_order_seq_cst);
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/dma_thread.ipp ----
+// ---- begin pallas/detail/runtime/deadlock.ipp ----
+// Deadlock detection's definitions, compiled once per program under separate compilation.
+
+
+#include <sstream>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL std::string describe_blocked_core(core_state& c) {
+  std::ostringstream out;
+  out << core_name(c);
+  if (c.state.load(std::memory_order_acquire) == run_state::finished) {
+    out << " has finished its body";
+    return out.str();
+  }
+  void const* cell = c.wait_cell.load(std::memory_order_acquire);
+  if (!cell || c.state.load(std::memory_order_acquire) != run_state::blocked) {
+    out << " waits for the other cores";
+    return out.str();
+  }
+  char const* who = c.wait_who.load(std::memory_order_relaxed);
+  char const* file = c.wait_file.load(std::memory_order_relaxed);
+  bool const polling = who == polling_who;
+  out << (polling ? " polls " : " waits in ") << (who ? who : "a wait");
+  if (file) out << " (" << place{file, c.wait_line.load(std::memory_order_relaxed)}.file_name() << ':'
+                << c.wait_line.load(std::memory_order_relaxed) << ')';
+  if (polling)
+    out << " in a loop, reading " << c.checked.semaphore_name(cell) << " as " << read_cell(cell)
+        << " again and again";
+  else
+    out << " for " << c.checked.semaphore_name(cell) << " to reach " << c.wait_value.load(std::memory_order_relaxed)
+        << ", it holds " << read_cell(cell);
+  return out.str();
+}
+
+PALLAS_DECL void report_deadlock(launch_state& launch) {
+  std::string message =
+      "pallas::deadlock: every running core waits on a semaphore (or polls one) that nothing can signal any more: ";
+  for (int c = 0; c < launch.num_cores; ++c) message += (c ? "; " : "") + describe_blocked_core(*launch.cores[c]);
+  fail<deadlock_error>(message);
+}
+
+PALLAS_DECL void enter_wait(core_state& core, wait_watch& w, void const* cell, std::int32_t value, char const* who,
+                            place where) noexcept {
+  if (w.entered) return;
+  core.wait_cell.store(cell, std::memory_order_relaxed);
+  core.wait_value.store(value, std::memory_order_relaxed);
+  core.wait_who.store(who, std::memory_order_relaxed);
+  core.wait_file.store(where.file, std::memory_order_relaxed);
+  core.wait_line.store(where.line, std::memory_order_relaxed);
+  core.state.store(run_state::blocked, std::memory_order_seq_cst);
+  core.launch->generation.fetch_add(1, std::memory_order_seq_cst);
+  w.entered = true;
+  w.seen = 0;
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/deadlock.ipp ----
+// ---- begin pallas/detail/runtime/end_of_kernel.ipp ----
+// The end-of-kernel leak check, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL void check_semaphores_zero(launch_state const& launch) {
+  std::string found;
+  for (int c = 0; c < launch.num_cores; ++c) {
+    core_state const& core = *launch.cores[c];
+    std::lock_guard lock(core.checked.mutex);
+    for (auto const& blk : core.checked.semaphores) {
+      for (std::int64_t k = 0; k < blk.count; ++k) {
+        void const* cell = core.semaphores.base() + blk.offset + k * blk.element_bytes;
+        std::int32_t const v = read_cell(cell);
+        if (v != 0)
+          found += (found.empty() ? "" : "; ") + core.checked.semaphore_name_locked(cell) + " on " + core_name(core) + " holds " + std::to_string(v);
+      }
+    }
+  }
+  if (!found.empty())
+    fail<leak_error>("pallas::kernel: every semaphore must be zero when the kernel ends, but ", found);
+  for (int c = 0; c < launch.num_cores; ++c) {
+    core_state& core = *launch.cores[c];
+    std::lock_guard lock(core.early_mutex);
+    for (early_signal const& s : core.early_signals)
+      found += (found.empty() ? "" : "; ") + core_name(*launch.cores[s.from]) + " signaled " + s.name + " on " +
+               core_name(core) + " (+" + std::to_string(s.inc) +
+               "), which that core never allocated (a run_scoped it never reached?)";
+  }
+  if (!found.empty()) fail<leak_error>("pallas::kernel: every signal must reach its semaphore, but ", found);
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/end_of_kernel.ipp ----
+// ---- begin pallas/detail/runtime/random_order.ipp ----
+// The random order's token passing on a core, compiled once per program under separate
+// compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL void interleave_point(core_state& core) {
+  interleaving& il = core.launch->interleave;
+  if (!il.active()) return;
+  ++il.progress;
+  int const next = il.pick();
+  if (next < 0 || next == core.index) return;
+  il.pass_to(next);
+  il.wait_for(core.index);
+  core.launch->check_aborted();
+}
+
+PALLAS_DECL bool interleave_block(core_state& core) {
+  interleaving& il = core.launch->interleave;
+  if (!il.active()) return true;  // given up: the caller waits as in the other orders
+  auto const me = static_cast<std::size_t>(core.index);
+  il.slots[me].now = interleaving::state::blocked;
+  il.slots[me].blocked_at = il.progress;
+  int const next = il.pick();
+  if (next < 0) return false;
+  il.pass_to(next);
+  il.wait_for(core.index);
+  // Still taking turns: this core holds the token. Given up: it may not, and the slots
+  // belong to whichever core still does.
+  if (il.active()) il.slots[me].now = interleaving::state::runnable;
+  core.launch->check_aborted();
+  return true;
+}
+
+PALLAS_DECL void interleave_end(core_state& core) {
+  interleaving& il = core.launch->interleave;
+  if (!il.active()) return;
+  il.slots[static_cast<std::size_t>(core.index)].now = interleaving::state::finished;
+  ++il.progress;
+  int next = il.pick();
+  if (next < 0)  // every other core is blocked for good: one of them reports the deadlock
+    for (std::size_t c = 0; c < il.slots.size() && next < 0; ++c)
+      if (il.slots[c].now == interleaving::state::blocked) next = static_cast<int>(c);
+  if (next >= 0) il.pass_to(next);
+}
+
+PALLAS_DECL void start_barrier(core_state& core) {
+  launch_state& launch = *core.launch;
+  if (!launch.interleave.active()) {
+    launch.start_barrier();
+    return;
+  }
+  launch.arrived.fetch_add(1, std::memory_order_acq_rel);
+  ++launch.interleave.progress;
+  while (launch.arrived.load(std::memory_order_acquire) < launch.num_cores) {
+    if (!launch.interleave.active()) return launch.start_barrier_wait();
+    if (!interleave_block(core)) break;  // the others failed or finished
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/random_order.ipp ----
+// ---- begin pallas/trace/event.ipp ----
+// The trace's launch labels, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+namespace pallas::trace {
+
+PALLAS_DECL std::string launch_info::label() const {
+  std::string s = "#" + std::to_string(id) + " " + name;
+  if (who != name) s += " (" + who + ", " + std::to_string(num_cores) + (num_cores == 1 ? " core)" : " cores)");
+  else s += " (" + std::to_string(num_cores) + (num_cores == 1 ? " core)" : " cores)");
+  return s;
+}
+
+}  // namespace pallas::trace
+// ---- end pallas/trace/event.ipp ----
+// ---- begin pallas/trace/json.ipp ----
+// The trace's JSON writer, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+
+namespace pallas::detail {
+
+PALLAS_DECL void write_json_escaped(std::ostream& out, std::string_view s) {
+  for (char ch : s) {
+    auto const u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out << '\\' << ch;
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out << buf;
+    } else {
+      out << ch;
+    }
+  }
+}
+
+PALLAS_DECL void write_us(std::ostream& out, std::int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1000.0);
+  out << buf;
+}
+
+PALLAS_DECL std::vector<track> tracks_of(std::vector<trace::event> const& evs) {
+  std::vector<track> rows;
+  for (auto const& e : evs) {
+    track t = track_of(e);
+    auto const at = std::lower_bound(rows.begin(), rows.end(), t);
+    if (at != rows.end() && !(t < *at)) continue;
+    t.label = "core " + std::to_string(e.core) + (e.dma ? " DMA " + e.lane_name : std::string(" compute"));
+    rows.insert(at, std::move(t));
+  }
+  return rows;
+}
+
+PALLAS_DECL std::size_t index_of(std::vector<track> const& rows, trace::event const& e) {
+  return static_cast<std::size_t>(std::lower_bound(rows.begin(), rows.end(), track_of(e)) - rows.begin());
+}
+
+PALLAS_DECL std::int64_t origin_of(std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
+  bool any = false;
+  std::int64_t o = 0;
+  auto take = [&](std::int64_t t) {
+    o = any ? std::min(o, t) : t;
+    any = true;
+  };
+  for (auto const& e : evs) take(e.begin_ns);
+  for (auto const& l : launches) take(l.begin_ns);
+  return o;
+}
+
+PALLAS_DECL trace_processes::trace_processes(std::vector<trace::launch_info> const& launches) {
+  for (auto const& l : launches) of_[l.id] = &l;
+}
+
+PALLAS_DECL trace::launch_info const* trace_processes::info(std::uint64_t launch) const {
+  auto const it = of_.find(launch);
+  return it == of_.end() ? nullptr : it->second;
+}
+
+PALLAS_DECL std::string chip_label(trace::launch_info const& l, int chip) {
+  std::string s = "#" + std::to_string(l.id) + " " + l.name;
+  if (l.who != l.name) s += " (" + l.who + ")";
+  return s + " chip " + std::to_string(chip) + " (" + std::to_string(l.cores_per_chip) +
+         (l.cores_per_chip == 1 ? " core)" : " cores)");
+}
+
+PALLAS_DECL void write_json(std::ostream& out, std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches) {
+  std::int64_t const origin = origin_of(evs, launches);
+  auto const rows = tracks_of(evs);
+  trace_processes const procs(launches);
+  // tid 0 of each process is its launch track; a core's tracks follow, numbered in order.
+  std::map<std::uint64_t, std::string> processes;
+  for (auto const& l : launches)
+    if (l.cores_per_chip > 0)
+      for (int c = 0; c < l.num_cores; c += l.cores_per_chip)
+        processes[trace_processes::chip_pid(l.id, procs.chip(l.id, c))] = chip_label(l, procs.chip(l.id, c));
+    else
+      processes[l.id] = l.label();
+  for (auto const& r : rows)
+    if (!processes.count(procs.pid(r.launch, r.core)))
+      processes[procs.pid(r.launch, r.core)] = r.launch == 0 ? "outside any launch" : "#" + std::to_string(r.launch);
+  out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+  bool first = true;
+  auto sep = [&] {
+    if (!first) out << ",\n";
+    first = false;
+  };
+  for (auto const& [pid, label] : processes) {
+    sep();
+    out << R"({"ph":"M","name":"process_name","pid":)" << pid << R"(,"args":{"name":")";
+    write_json_escaped(out, label);
+    out << "\"}}";
+    sep();
+    out << R"({"ph":"M","name":"process_sort_index","pid":)" << pid << R"(,"args":{"sort_index":)" << pid << "}}";
+    sep();
+    out << R"({"ph":"M","name":"thread_name","pid":)" << pid << R"(,"tid":0,"args":{"name":"launch"}})";
+  }
+  std::map<std::uint64_t, int> next_tid;
+  std::vector<int> tid(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::uint64_t const pid = procs.pid(rows[r].launch, rows[r].core);
+    tid[r] = ++next_tid[pid];
+    std::string label = rows[r].label;
+    if (procs.chip(rows[r].launch, rows[r].core) >= 0)  // the chip's own core number
+      label = "core " + std::to_string(procs.core_on_chip(rows[r].launch, rows[r].core)) +
+              label.substr(label.find(' ', 5));
+    sep();
+    out << R"({"ph":"M","name":"thread_name","pid":)" << pid << R"(,"tid":)" << tid[r] << R"(,"args":{"name":")";
+    write_json_escaped(out, label);
+    out << "\"}}";
+    sep();
+    out << R"({"ph":"M","name":"thread_sort_index","pid":)" << pid << R"(,"tid":)" << tid[r]
+        << R"(,"args":{"sort_index":)" << tid[r] << "}}";
+  }
+  auto times = [&](std::int64_t begin, std::int64_t end, std::int64_t cpu) {
+    out << R"(,"ts":)";
+    write_us(out, begin - origin);
+    out << R"(,"dur":)";
+    write_us(out, end - begin);
+    out << R"(,"args":{"wall_us":)";
+    write_us(out, end - begin);
+    if (cpu >= 0) {
+      out << R"(,"cpu_us":)";
+      write_us(out, cpu);
+    }
+  };
+  for (auto const& l : launches) {
+    int const step = l.cores_per_chip > 0 ? l.cores_per_chip : l.num_cores;
+    for (int c = 0; c < l.num_cores; c += step) {  // once per chip
+      sep();
+      out << R"({"ph":"X","pid":)" << procs.pid(l.id, c) << R"(,"tid":0,"cat":"launch","name":")";
+      write_json_escaped(out, l.label());
+      out << '"';
+      times(l.begin_ns, l.end_ns, l.cpu_ns);
+      out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores;
+      if (int const chip = procs.chip(l.id, c); chip >= 0) out << R"(,"chip":)" << chip;
+      out << "}}";
+    }
+  }
+  for (auto const& e : evs) {
+    sep();
+    out << R"({"ph":"X","pid":)" << procs.pid(e.launch, e.core) << R"(,"tid":)" << tid[index_of(rows, e)]
+        << R"(,"cat":")";
+    write_json_escaped(out, e.category.empty() ? (e.dma ? "dma" : "compute") : e.category);
+    out << R"(","name":")";
+    write_json_escaped(out, e.name);
+    out << '"';
+    times(e.begin_ns, e.end_ns, e.cpu_ns);
+    out << R"(,"launch":)" << e.launch << R"(,"core":)" << procs.core_on_chip(e.launch, e.core);
+    if (int const chip = procs.chip(e.launch, e.core); chip >= 0) out << R"(,"chip":)" << chip;
+    if (e.bytes >= 0) out << R"(,"bytes":)" << e.bytes;
+    if (!e.operand.empty()) {
+      out << R"(,"operand":")";
+      write_json_escaped(out, e.operand);
+      out << '"';
+    }
+    if (!e.point.empty()) {
+      out << R"(,"point":")";
+      write_json_escaped(out, e.point);
+      out << '"';
+    }
+    out << "}}";
+  }
+  out << "\n]}\n";
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/trace/json.ipp ----
+// ---- begin pallas/trace/svg.ipp ----
+// The trace's SVG picture, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <algorithm>
+#include <ostream>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL void write_xml_escaped(std::ostream& out, std::string_view s) {
+  for (char ch : s) {
+    if (ch == '<') out << "&lt;";
+    else if (ch == '>') out << "&gt;";
+    else if (ch == '&') out << "&amp;";
+    else if (ch == '"') out << "&quot;";
+    else out << ch;
+  }
+}
+
+PALLAS_DECL std::uint64_t chosen_launch(std::vector<trace::event> const& evs, std::vector<trace::launch_info> const& launches,
+                                   std::uint64_t which) {
+  std::uint64_t last = 0;
+  bool found = false;
+  for (auto const& l : launches) last = std::max(last, l.id), found |= l.id == which;
+  for (auto const& e : evs) last = std::max(last, e.launch), found |= e.launch == which;
+  if (which == trace::last_launch) return last;
+  return found ? which : 0;
+}
+
+PALLAS_DECL std::string tooltip_of(trace::event const& e) {
+  std::string s = e.name + "\nwall " + std::to_string((e.end_ns - e.begin_ns) / 1000) + " us";
+  if (e.cpu_ns >= 0) s += ", CPU " + std::to_string(e.cpu_ns / 1000) + " us";
+  if (e.bytes >= 0) s += "\n" + std::to_string(e.bytes) + " bytes";
+  if (!e.operand.empty()) s += "\n" + e.operand;
+  if (!e.point.empty()) s += "\ngrid point " + e.point;
+  return s;
+}
+
+PALLAS_DECL double svg_frame::x_of(std::int64_t t) const {
+  double const span = static_cast<double>(std::max<std::int64_t>(end - origin, 1));
+  return label_w + (static_cast<double>(t - origin) / span) * (width - label_w - 10);
+}
+
+PALLAS_DECL char const* color_of(trace::event const& e) {
+  if (!e.dma) return "#4e79a7";
+  if (e.category == "semaphore_wait") return "#76b7b2";
+  if (e.category == "async_copy" || e.category == "sync_copy") return "#e15759";
+  return "#f28e2b";
+}
+
+PALLAS_DECL void write_span(std::ostream& out, svg_frame const& f, trace::event const& e, double y, double h) {
+  double const x0 = f.x_of(e.begin_ns), x1 = std::max(f.x_of(e.end_ns), x0 + 0.5);
+  std::int64_t const wall = std::max<std::int64_t>(e.end_ns - e.begin_ns, 1);
+  out << R"(<g><title>)";
+  write_xml_escaped(out, tooltip_of(e));
+  out << R"(</title><rect x=")" << x0 << R"(" y=")" << y << R"(" width=")" << x1 - x0 << R"(" height=")" << h
+      << R"(" fill=")" << color_of(e) << R"(" stroke="white" stroke-width="0.3"/>)";
+  if (e.cpu_ns >= 0) {
+    double const share = std::min(1.0, static_cast<double>(e.cpu_ns) / static_cast<double>(wall));
+    if (!e.dma && share < 0.5)
+      out << R"(<rect x=")" << x0 << R"(" y=")" << y << R"(" width=")" << x1 - x0 << R"(" height=")" << h
+          << "\" fill=\"url(#off_cpu)\"/>";
+    out << R"(<rect x=")" << x0 << R"(" y=")" << y + h - 3 << R"(" width=")" << (x1 - x0) * share
+        << R"(" height="3" fill="#222"/>)";
+  }
+  out << "</g>\n";
+}
+
+PALLAS_DECL void write_axis(std::ostream& out, svg_frame const& f, double y) {
+  for (int k = 0; k <= 4; ++k) {
+    std::int64_t const t = f.origin + (f.end - f.origin) * k / 4;
+    out << R"(<text x=")" << f.x_of(t) - (k == 4 ? 50 : 0) << R"(" y=")" << y << R"(" fill="#555">)"
+        << static_cast<double>(t - f.origin) / 1e3 << " us</text>\n";
+  }
+}
+
+PALLAS_DECL bool write_svg(std::ostream& out, std::vector<trace::event> const& all, std::vector<trace::launch_info> const& launches,
+                      std::uint64_t which) {
+  bool const every = which == trace::all_launches;
+  std::uint64_t const chosen = every ? 0 : chosen_launch(all, launches, which);
+  bool const missing = !every && which != trace::last_launch && chosen == 0;
+  std::vector<trace::event> evs;
+  for (auto const& e : all)
+    if (every || e.launch == chosen) evs.push_back(e);
+  std::vector<trace::launch_info> shown;
+  for (auto const& l : launches)
+    if (every || l.id == chosen) shown.push_back(l);
+  svg_frame f;
+  f.origin = origin_of(evs, shown);
+  f.end = f.origin + 1;
+  for (auto const& e : evs) f.end = std::max(f.end, e.end_ns);
+  for (auto const& l : shown) f.end = std::max(f.end, l.end_ns);
+  double const row_h = 18, gap = 4, top = 66;
+  auto const rows = tracks_of(evs);
+  std::size_t const num_rows = every ? shown.size() : rows.size();
+  double const height = top + static_cast<double>(num_rows) * (row_h + gap) + 40;
+  out << R"(<svg xmlns="http://www.w3.org/2000/svg" width=")" << f.width << R"(" height=")" << height
+      << R"(" font-family="sans-serif" font-size="12">)" << '\n';
+  out << R"svg(<defs><pattern id="off_cpu" width="6" height="6" patternUnits="userSpaceOnUse" )svg"
+      << R"svg(patternTransform="rotate(45)">)svg"
+      << R"(<rect width="3" height="6" fill="white" fill-opacity="0.6"/></pattern></defs>)" << '\n';
+  out << R"(<rect width="100%" height="100%" fill="white"/>)" << '\n';
+  out << R"(<text x="10" y="20" font-size="14">)";
+  if (missing) {
+    out << "pallas-cpp timeline: launch #" << which << " was not recorded";
+  } else if (every) {
+    out << "pallas-cpp timeline: " << shown.size() << " launches, " << evs.size() << " spans over "
+        << static_cast<double>(f.end - f.origin) / 1e3 << " us";
+  } else {
+    std::string label = "#" + std::to_string(chosen);
+    for (auto const& l : shown) label = l.label();
+    out << "pallas-cpp timeline of launch ";
+    write_xml_escaped(out, label);
+    out << ": " << evs.size() << " spans over " << static_cast<double>(f.end - f.origin) / 1e3 << " us";
+  }
+  out << "</text>\n";
+  out << R"(<text x="10" y="38" fill="#444">blue: grid steps; orange: pipeline copies and the DMA thread's moves )"
+      << R"((a copy from its start to the end of its wait); red: copies started by hand; teal: semaphore waits</text>)"
+      << '\n'
+      << R"(<text x="10" y="54" fill="#444">dark strip under a span: the thread's CPU time as a share of its wall )"
+      << R"(time; hatched: a step off the CPU (descheduled or asleep) for over half of it</text>)" << '\n';
+  auto row_y = [&](std::size_t r) { return top + static_cast<double>(r) * (row_h + gap); };
+  if (every) {
+    for (std::size_t r = 0; r < shown.size(); ++r) {
+      double const y = row_y(r);
+      out << R"(<text x="10" y=")" << y + row_h * 0.72 << R"(">)";
+      write_xml_escaped(out, shown[r].label());
+      out << "</text>\n";
+      double const x0 = f.x_of(shown[r].begin_ns), x1 = std::max(f.x_of(shown[r].end_ns), x0 + 0.5);
+      out << R"(<rect x=")" << x0 << R"(" y=")" << y << R"(" width=")" << x1 - x0 << R"(" height=")" << row_h
+          << R"(" fill="#e4e4e4"/>)" << '\n';
+      for (auto const& e : evs)
+        if (e.launch == shown[r].id) write_span(out, f, e, e.dma ? y + row_h / 2 : y, row_h / 2);
+    }
+  } else {
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      double const y = row_y(r);
+      out << R"(<text x="10" y=")" << y + row_h * 0.72 << R"(">)";
+      write_xml_escaped(out, rows[r].label);
+      out << "</text>\n";
+      out << R"(<rect x=")" << f.label_w << R"(" y=")" << y << R"(" width=")" << f.width - f.label_w - 10
+          << R"(" height=")" << row_h << R"(" fill="#f3f3f3"/>)" << '\n';
+    }
+    for (auto const& e : evs) write_span(out, f, e, row_y(index_of(rows, e)) + 2, row_h - 4);
+  }
+  write_axis(out, f, row_y(num_rows) + 14);
+  out << "</svg>\n";
+  return !missing;
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/trace/svg.ipp ----
+// ---- begin pallas/trace/recorder.ipp ----
+// The trace recorder's out-of-line part (the environment, writing the files, recording),
+// compiled once per program under separate compilation (config.hpp) and inline in every
+// translation unit otherwise.
+
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <ostream>
+#include <utility>
+
+namespace pallas::detail {
+
+PALLAS_DECL std::function<void(std::string const&)>& warning_sink() {
+  // Never destroyed: the atexit handler that writes the trace may run after static destructors.
+  static auto* const sink =
+      new std::function<void(std::string const&)>([](std::string const& m) { std::cerr << m << '\n'; });
+  return *sink;
+}
+
+PALLAS_DECL void warn(std::string const& message) {
+  if (auto const& sink = warning_sink()) sink(message);
+}
+
+PALLAS_DECL std::uint64_t launch_choice_from_env() {
+  char const* v = std::getenv("PALLAS_TRACE_LAUNCH");
+  if (!v || !*v || std::string_view(v) == "last") return trace::last_launch;
+  if (std::string_view(v) == "all") return trace::all_launches;
+  char* end = nullptr;
+  unsigned long long const n = std::strtoull(v, &end, 10);
+  if (end && *end == '\0' && n > 0) return static_cast<std::uint64_t>(n);
+  warn(std::string("pallas::trace: PALLAS_TRACE_LAUNCH=") + v +
+       " is not a launch number, \"last\" or \"all\"; drawing the last launch");
+  return trace::last_launch;
+}
+
+PALLAS_DECL std::string trace_path_for_this_process(std::string path) {
+  for (auto [rank_var, size_var] :  // Open MPI's, then MPICH's (Hydra) launcher
+       {std::pair{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"}, std::pair{"PMI_RANK", "PMI_SIZE"}}) {
+    char const* rank = std::getenv(rank_var);
+    char const* size = std::getenv(size_var);
+    if (!rank || !*rank || !size || std::atoi(size) <= 1) continue;
+    std::size_t const slash = path.find_last_of('/');
+    std::size_t const dot = path.find_last_of('.');
+    std::size_t const at = dot != std::string::npos && (slash == std::string::npos || dot > slash) ? dot : path.size();
+    return path.insert(at, std::string(".rank") + rank);
+  }
+  return path;
+}
+
+PALLAS_DECL recorder::recorder() {
+  if (char const* path = std::getenv("PALLAS_TRACE"); path && *path) {
+    at_exit_path_ = trace_path_for_this_process(path);
+    enabled_.store(true, std::memory_order_relaxed);
+    std::atexit([] { instance().write_at_exit(); });
+  }
+}
+
+PALLAS_DECL bool recorder::write_at_exit(std::string const& path) const {
+  bool const empty = [&] {
+    std::lock_guard lock(mutex_);
+    return events_.empty() && launches_.empty();
+  }();
+  if (empty)
+    warn("pallas::trace: PALLAS_TRACE=" + path +
+         ": nothing was recorded (no kernel ran while tracing was on); the trace is empty");
+  return write_file(path, ends_with(path, ".svg"), launch_choice_from_env());
+}
+
+PALLAS_DECL bool recorder::write_file(std::string const& path, bool svg, std::uint64_t which) const {
+  std::ofstream out(path);
+  if (!out) {
+    warn("pallas::trace: cannot write the trace to " + path + " (" + std::strerror(errno) + ")");
+    return false;
+  }
+  bool drawn = true;
+  if (svg)
+    drawn = write_svg(out, which);
+  else
+    write_json(out);
+  out.flush();
+  if (!out) {
+    warn("pallas::trace: writing the trace to " + path + " failed (" + std::strerror(errno) + ")");
+    return false;
+  }
+  if (!drawn) warn("pallas::trace: " + path + ": launch #" + std::to_string(which) + " was not recorded");
+  return drawn;
+}
+
+PALLAS_DECL void recorder::clear() {
+  std::lock_guard lock(mutex_);
+  events_.clear();
+  launches_.clear();
+}
+
+PALLAS_DECL void recorder::record(trace::event e) {
+  std::lock_guard lock(mutex_);
+  events_.push_back(std::move(e));
+}
+
+PALLAS_DECL void recorder::record(trace::launch_info l) {
+  std::lock_guard lock(mutex_);
+  launches_.push_back(std::move(l));
+}
+
+PALLAS_DECL std::vector<trace::event> recorder::events() const {
+  std::lock_guard lock(mutex_);
+  return events_;
+}
+
+PALLAS_DECL std::vector<trace::launch_info> recorder::launches() const {
+  std::lock_guard lock(mutex_);
+  return launches_;
+}
+
+PALLAS_DECL void recorder::write_json(std::ostream& out) const { detail::write_json(out, events(), launches()); }
+
+PALLAS_DECL bool recorder::write_svg(std::ostream& out, std::uint64_t which) const {
+  return detail::write_svg(out, events(), launches(), which);
+}
+
+PALLAS_DECL span::~span() {
+  if (active_) {
+    event_.cpu_ns = cpu_since(event_.cpu_ns);
+    event_.end_ns = now_ns();
+    try {
+      recorder::instance().record(std::move(event_));
+    } catch (...) {  // out of memory: a span less, never a terminate from a destructor
+    }
+  }
+}
+
+PALLAS_DECL launch_scope::launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores, int cores_per_chip,
+                                     int first_core) {
+  if (recorder::instance().enabled()) {
+    active_ = true;
+    info_.id = id;
+    info_.who = std::string(who);
+    info_.name = name.empty() ? info_.who : std::string(name);
+    info_.num_cores = num_cores;
+    info_.cores_per_chip = cores_per_chip;
+    info_.first_core = first_core;
+    info_.begin_ns = now_ns();
+    info_.cpu_ns = thread_cpu_ns();
+  }
+}
+
+PALLAS_DECL launch_scope::~launch_scope() {
+  if (active_) {
+    launch_of_this_thread() = info_.id;
+    info_.cpu_ns = cpu_since(info_.cpu_ns);
+    info_.end_ns = now_ns();
+    try {
+      recorder::instance().record(std::move(info_));
+    } catch (...) {
+    }
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/trace/recorder.ipp ----
+// ---- begin pallas/detail/runtime/core_set.ipp ----
+// core_set's launch machinery, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL core_set::~core_set() {
+  for (auto& w : workers_) w->thread.request_stop();
+  for (auto& w : workers_) {
+    w->epoch.fetch_add(1, std::memory_order_release);
+    w->epoch.notify_one();
+  }
+  workers_.clear();  // joins
+}
+
+PALLAS_DECL void core_set::run_erased(launch_config const& config, std::uint64_t id, dma_thread* thread, void* job_object,
+                void (*job)(void*, int)) {
+  int const num_cores = config.num_cores;
+  grow(num_cores);
+  detail::launch_scope traced(id, config.name, config.who, num_cores, config.chips ? config.cores_per_chip : 0,
+                              config.first_core);
+
+  launch_state state;
+  state.num_cores = num_cores;
+  state.id = id;
+  state.who = config.who;
+  core_states_.resize(static_cast<std::size_t>(num_cores));
+  for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)] = cores_[static_cast<std::size_t>(c)].get();
+  state.cores = core_states_.data();
+  state.axis_name = config.axis_name;
+  state.cores_per_chip = config.cores_per_chip > 0 ? config.cores_per_chip : num_cores;
+  state.chips = config.chips;
+  state.first_core = config.first_core;
+  state.schedule = config.schedule;
+  state.conventions = config.conventions;
+  state.interleave.reset(state.schedule.order == dma_order::random && state.schedule.yield_cores, num_cores,
+                         state.schedule.seed);
+  // Every core's state is set up before any core runs, since cores read each other's
+  // (semaphores, copies in flight, deadlock state). The workers are idle here.
+  for (int c = 0; c < num_cores; ++c) {
+    core_state& core = *core_states_[static_cast<std::size_t>(c)];
+    // Cores past the DMA thread's table move their copies themselves.
+    dma_thread* const served = core.dma_slot < dma_thread::max_engines ? thread : nullptr;
+    core.vmem.reset(config.vmem_capacity_bytes);
+    core.smem.reset(config.smem_capacity_bytes);
+    core.semaphores.reset(core_state::semaphore_arena_bytes);
+    core.dma.reset(state.schedule, state.schedule.seed * 0x2545f4914f6cdd1dull + static_cast<std::uint64_t>(core.index) + 1,
+                   served, config.executor == dma_executor_choice::automatic ? automatic_thread_min_bytes : 0);
+    if (served) served->attach(core.dma_slot, core.index, &core.dma);
+    core.checked.reset(core.index,
+                       memory_map{core.vmem.base(), core.vmem.capacity(), core.smem.base(), core.smem.capacity()},
+                       core.semaphores.base(), core_state::semaphore_arena_bytes);
+    core.state.store(run_state::running, std::memory_order_relaxed);
+    core.acked.store(0, std::memory_order_relaxed);
+    core.wait_cell.store(nullptr, std::memory_order_relaxed);
+    core.semaphores_allocated.store(0, std::memory_order_relaxed);
+    core.early_signals.clear();
+    core.grid = nullptr;
+    core.poll = {};
+    core.launch = &state;
+  }
+  if constexpr (checked_mode) {
+    // The race detector: races_found() describes this launch from now on.
+    if (config.conventions.races != race_policy::off) {
+      races_found_flag().store(false, std::memory_order_relaxed);
+      if (num_cores > 1) {
+        races_.reset(num_cores, config.conventions.races);
+        if (config.chips) races_.name_chips(state.cores_per_chip);
+        for (int c = 0; c < num_cores; ++c)
+          core_states_[static_cast<std::size_t>(c)]->checked.attach_races(&races_, config.chips != nullptr);
+      }
+    }
+  }
+  auto run_core = [&](core_state& core) {
+    current_core = &core;
+    if constexpr (checked_mode) current_access_checker = &core.checked;
+    core_error_context where(core_name(core));
+    scoped_error_context push(where);
+    try {
+      interleave_begin(core);
+      job(job_object, core.index);
+    } catch (launch_aborted const&) {
+    } catch (...) {
+      state.fail_with(std::current_exception());
+    }
+    core.dma.quiesce();  // nothing of this launch moves on the DMA thread any more
+    interleave_end(core);
+    core.state.store(run_state::finished, std::memory_order_seq_cst);
+    state.generation.fetch_add(1, std::memory_order_seq_cst);
+    current_access_checker = nullptr;
+    current_core = nullptr;
+  };
+  job_ = std::function<void(core_state&)>(std::ref(run_core));
+  // Workers spin between launches only while every busy thread has a CPU.
+  spin_.store(spinning_pays(num_cores), std::memory_order_relaxed);
+  pending_.store(num_cores - 1, std::memory_order_relaxed);
+  bool woke_parked = false;
+  woken_.assign(static_cast<std::size_t>(num_cores), 0);
+  for (int c = 1; c < num_cores; ++c) {
+    worker& w = *workers_[static_cast<std::size_t>(c - 1)];
+    std::uint32_t const epoch = w.epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
+    if (w.parked.load(std::memory_order_seq_cst)) {
+      w.epoch.notify_one();
+      woke_parked = true;
+      woken_[static_cast<std::size_t>(c)] = epoch;
+    }
+  }
+  run_core(*cores_[0]);
+  // A parked worker takes 10-60 us to wake (longer when its CPU is busy): a core whose
+  // worker has not started it yet runs here, after core 0 (which it cannot have been
+  // waiting for, since core 0 finished).
+  for (int c = 1; c < num_cores; ++c)
+    if (std::uint32_t const epoch = woken_[static_cast<std::size_t>(c)]; epoch != 0) {
+      worker& w = *workers_[static_cast<std::size_t>(c - 1)];
+      if (claim(w, epoch)) {
+        run_core(w.core);
+        pending_.fetch_sub(1, std::memory_order_acq_rel);
+      }
+    }
+  // Wait for the workers on the futex, never spinning after waking a parked one.
+  bool const spin = !woke_parked && spin_.load(std::memory_order_relaxed);
+  for (int left = pending_.load(std::memory_order_acquire); left != 0;) left = wait_for_change(pending_, left, spin);
+  job_ = nullptr;
+  for (int c = 0; c < num_cores; ++c) core_states_[static_cast<std::size_t>(c)]->launch = nullptr;
+  if (state.first_error) std::rethrow_exception(state.first_error);
+  if constexpr (checked_mode) check_semaphores_zero(state);
+}
+
+PALLAS_DECL void core_set::grow(int num_cores) {
+  while (static_cast<int>(cores_.size()) < num_cores) {
+    cores_.push_back(std::make_unique<core_state>(static_cast<int>(cores_.size())));
+    cores_.back()->dma_slot = slots_.fetch_add(1, std::memory_order_relaxed);
+    if (cores_.size() == 1) continue;  // core 0 runs on the launching thread
+    auto w = std::make_unique<worker>(*cores_.back());
+    worker* self = w.get();
+    w->thread = std::jthread([this, self](std::stop_token stop) { serve(stop, *self); });
+    workers_.push_back(std::move(w));
+  }
+}
+
+PALLAS_DECL void core_set::serve(std::stop_token const& stop, worker& self) {
+  std::uint32_t seen = 0;
+  for (;;) {
+    std::uint32_t now = self.epoch.load(std::memory_order_acquire);
+    if (now == seen && spin_.load(std::memory_order_relaxed)) {
+      auto const deadline = std::chrono::steady_clock::now() + idle_core_spin_budget;
+      for (int k = 1; now == seen; ++k) {
+        cpu_relax();
+        now = self.epoch.load(std::memory_order_acquire);
+        if ((k & 63) == 0) {
+          if (std::chrono::steady_clock::now() > deadline) break;
+          // The scheduler often wakes a parked worker on its launcher's CPU; spinning
+          // there would keep the launcher, parked on pending_, off it for the whole budget.
+          std::this_thread::yield();
+        }
+      }
+    }
+    if (now == seen) {
+      self.parked.store(true, std::memory_order_seq_cst);
+      while ((now = self.epoch.load(std::memory_order_seq_cst)) == seen) self.epoch.wait(seen, std::memory_order_seq_cst);
+      self.parked.store(false, std::memory_order_relaxed);
+    }
+    seen = now;
+    if (stop.stop_requested()) return;
+    if (!claim(self, now)) continue;  // the launcher ran it (and maybe its launch is over)
+    job_(self.core);
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+  }
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/core_set.ipp ----
+// ---- begin pallas/detail/runtime/device.ipp ----
+// The device's creation, core set leases and DMA thread, compiled once per program under
+// separate compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL device& device::instance() {
+  if (device* d = current_.load(std::memory_order_acquire)) [[likely]]
+    return *d;
+  std::lock_guard lock(creation_mutex_);
+  hold_across_fork<&creation_mutex, &abandon_in_child>();
+  device* d = current_.load(std::memory_order_relaxed);
+  if (!d) {
+    d = new device;
+    current_.store(d, std::memory_order_release);
+  }
+  return *d;
+}
+
+PALLAS_DECL device::~device() {
+  dma_thread_.reset();  // first: it reads the cores' DMA engines
+  primary_.reset();     // joins the cores' threads
+  spares_.clear();
+}
+
+PALLAS_DECL int device::num_threads() const {
+  std::lock_guard lock(spares_mutex_);
+  int n = primary_->num_cores();
+  for (auto const& s : spares_) n += s->set.num_cores();
+  return n;
+}
+
+PALLAS_DECL int device::num_spare_sets() const {
+  std::lock_guard lock(spares_mutex_);
+  return static_cast<int>(spares_.size());
+}
+
+PALLAS_DECL device::set_lease::set_lease(device& d) : dev(d) {
+  {
+    std::unique_lock lock(dev.primary_mutex_);
+    if (dev.primary_free_.wait_for(lock, spill_after, [&] { return !dev.primary_busy_; })) {
+      dev.primary_busy_ = true;
+      set = dev.primary_.get();
+      return;
+    }
+  }
+  std::lock_guard lock(dev.spares_mutex_);
+  for (auto& s : dev.spares_)
+    if (!s->busy) {
+      taken = s.get();
+      break;
+    }
+  if (!taken) taken = dev.spares_.emplace_back(std::make_unique<spare>(dev.slots_)).get();
+  taken->busy = true;
+  set = &taken->set;
+}
+
+PALLAS_DECL device::set_lease::~set_lease() {
+  if (taken) {
+    std::lock_guard lock(dev.spares_mutex_);
+    taken->busy = false;
+    return;
+  }
+  {
+    std::lock_guard lock(dev.primary_mutex_);
+    dev.primary_busy_ = false;
+  }
+  dev.primary_free_.notify_one();
+}
+
+PALLAS_DECL dma_thread* device::dma_thread_for(launch_config const& config) {
+  bool const wanted = config.schedule.order == dma_order::on_wait &&
+                      (config.executor == dma_executor_choice::thread ||
+                       (config.executor == dma_executor_choice::automatic && cpu_to_spare(config.num_cores) &&
+                        !dma_thread_health::starved()));
+  if (!wanted) return nullptr;
+  std::lock_guard lock(dma_thread_mutex_);
+  if (!dma_thread_) dma_thread_ = std::make_unique<dma_thread>();
+  return dma_thread_.get();
+}
+
+PALLAS_DECL void device::abandon_in_child() noexcept {
+  device* d = current_.load(std::memory_order_relaxed);
+  if (!d) return;
+  d->next_abandoned_ = abandoned_;
+  abandoned_ = d;
+  current_.store(nullptr, std::memory_order_relaxed);
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/device.ipp ----
+// ---- begin pallas/tpu/cost_report.ipp ----
+// The cost report's assembly and printing, compiled once per program under separate
+// compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+
+namespace pallas::detail {
+
+PALLAS_DECL raw_report_owner::~raw_report_owner() {
+  delete raw_report_slot();
+  raw_report_slot() = nullptr;
+}
+
+PALLAS_DECL raw_report& last_raw_report() {
+  raw_report*& report = raw_report_slot();
+  if (!report) {
+    report = new raw_report;
+    thread_local raw_report_owner owner;  // constructed once per thread, at the first report
+  }
+  return *report;
+}
+
+PALLAS_DECL std::string seconds_string(double s) {
+  char buf[48];
+  if (s < 1e-6)
+    std::snprintf(buf, sizeof buf, "%.3g ns", s * 1e9);
+  else if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
+  else if (s < 1)
+    std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
+
+}  // namespace pallas::detail
+
+namespace pallas::tpu {
+
+PALLAS_DECL OperandTraffic const* LaunchReport::operand(std::string_view row_name) const {
+  for (auto const& o : operands)
+    if (o.name == row_name) return &o;
+  return nullptr;
+}
+
+PALLAS_DECL LaunchReport last_launch_report() {
+  namespace pd = pallas::detail;
+  pd::raw_report const& raw = pd::last_raw_report();
+  LaunchReport r;
+  r.valid = raw.valid;
+  r.launcher = raw.launcher;
+  r.num_cores = raw.num_cores;
+  r.chip = raw.chip;
+  r.dots = raw.dots;
+  r.estimate = raw.estimate;
+  // Pipelines are numbered in the report only when the launch ran more than one.
+  std::vector<void const*> pipelines;
+  for (auto const& row : raw.rows)
+    if (row.key.kind == pd::traffic_kind::pipeline &&
+        std::find(pipelines.begin(), pipelines.end(), row.key.pipeline) == pipelines.end())
+      pipelines.push_back(row.key.pipeline);
+  for (auto const& row : raw.rows) {
+    OperandTraffic o;
+    auto const& k = row.key;
+    switch (k.kind) {
+      case pd::traffic_kind::pipeline: {
+        if (pipelines.size() > 1) {
+          auto const n = std::find(pipelines.begin(), pipelines.end(), k.pipeline) - pipelines.begin();
+          o.name = "pipeline " + std::to_string(n + 1) + " ";
+        }
+        o.name += std::string(k.output ? "out_specs[" : "in_specs[") + std::to_string(k.position) + "]";
+        break;
+      }
+      case pd::traffic_kind::scalar_prefetch: o.name = "scalar_prefetch"; break;
+      case pd::traffic_kind::sync_copy: o.name = "sync_copy"; break;
+      case pd::traffic_kind::async_copy: o.name = "make_async_copy"; break;
+      case pd::traffic_kind::other: o.name = "other copies"; break;
+    }
+    o.src = k.src;
+    o.dst = k.dst;
+    o.copies = row.copies;
+    o.bytes = row.bytes;
+    o.hbm_bytes = pallas::detail::hbm_traffic(k.src, k.dst, row.bytes);
+    r.hbm_bytes += o.hbm_bytes;
+    r.operands.push_back(std::move(o));
+  }
+  double const bw = r.chip.mem_bw_bytes_per_second, rate = r.chip.bf16_ops_per_second;
+  r.f32_ops_per_second = rate / f32_mxu_passes;
+  for (std::size_t c = 0; c < raw.core_hbm.size(); ++c) {
+    r.flops += raw.core_narrow[c] + raw.core_wide[c];
+    r.f32_flops += raw.core_wide[c];
+    double const memory = bw > 0 ? static_cast<double>(raw.core_hbm[c]) / bw : 0;
+    double const compute = rate > 0 ? static_cast<double>(raw.core_narrow[c]) / rate +
+                                          static_cast<double>(raw.core_wide[c]) / r.f32_ops_per_second
+                                    : 0;
+    double const t = std::max(memory, compute);
+    if (c == 0 || t > r.estimated_seconds) {
+      r.estimated_seconds = t;
+      r.memory_seconds = memory;
+      r.compute_seconds = compute;
+      r.slowest_core = static_cast<int>(c);
+    }
+  }
+  r.bound = r.estimated_seconds <= 0 ? Bound::none : r.memory_seconds >= r.compute_seconds ? Bound::hbm : Bound::mxu;
+  r.arithmetic_intensity = r.hbm_bytes > 0 ? static_cast<double>(r.flops) / static_cast<double>(r.hbm_bytes) : 0;
+  return r;
+}
+
+PALLAS_DECL std::ostream& operator<<(std::ostream& out, LaunchReport const& r) {
+  if (!r.valid) return out << "no launch yet on this thread\n";
+  char line[160];
+  out << r.launcher << " on " << r.num_cores << (r.num_cores == 1 ? " core" : " cores") << " of " << r.chip.device_kind
+      << '\n';
+  std::snprintf(line, sizeof line, "  %-28s %-12s %8s %14s %14s\n", "operand", "direction", "copies", "bytes", "HBM bytes");
+  out << line;
+  for (auto const& o : r.operands) {
+    std::string const dir = std::string(name(o.src)) + "->" + std::string(name(o.dst));
+    std::snprintf(line, sizeof line, "  %-28s %-12s %8lld %14lld %14lld\n", o.name.c_str(), dir.c_str(),
+                  static_cast<long long>(o.copies), static_cast<long long>(o.bytes), static_cast<long long>(o.hbm_bytes));
+    out << line;
+  }
+  out << "  HBM traffic " << r.hbm_bytes << " bytes; " << r.dots << (r.dots == 1 ? " product, " : " products, ") << r.flops
+      << " FLOPs (" << r.f32_flops << " with f32 operands, at bf16 rate / " << f32_mxu_passes << ")\n";
+  std::snprintf(line, sizeof line, "%.3g", r.arithmetic_intensity);
+  out << "  estimated on " << r.chip.device_kind << ": " << pallas::detail::seconds_string(r.estimated_seconds) << ", "
+      << name(r.bound) << " (HBM " << pallas::detail::seconds_string(r.memory_seconds) << ", MXU "
+      << pallas::detail::seconds_string(r.compute_seconds);
+  if (r.num_cores > 1) out << ", on core " << r.slowest_core << ", the slowest";
+  out << "), arithmetic intensity " << line << " FLOPs/byte\n";
+  if (r.estimate) {
+    auto ratio = [](std::optional<double> v) {
+      char b[32];
+      if (!v) return std::string("-");
+      std::snprintf(b, sizeof b, "%.3g", *v);
+      return std::string(b);
+    };
+    out << "  CostEstimate: flops " << r.estimate->flops << " (measured/estimated " << ratio(r.flops_ratio())
+        << "), bytes_accessed " << r.estimate->bytes_accessed << " (measured/estimated " << ratio(r.bytes_ratio())
+        << "), transcendentals " << r.estimate->transcendentals << " (not measured)\n";
+  }
+  return out;
+}
+
+PALLAS_DECL std::string to_string(LaunchReport const& r) {
+  std::ostringstream s;
+  s << r;
+  return s.str();
+}
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/cost_report.ipp ----
+// ---- begin pallas/detail/runtime/polling.ipp ----
+// A core polling a semaphore, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL void note_semaphore_read(core_state& core, std::atomic<std::int32_t> const& cell, std::int32_t value,
+                                     place where) {
+  semaphore_poll& p = core.poll;
+  if (p.cell != &cell || p.value != value) {
+    end_polling(core);
+    p.cell = &cell;
+    p.value = value;
+    p.stalled_since = {};
+    return;
+  }
+  if (++p.reads < polls_before_waiting) return;
+  launch_state& launch = *core.launch;
+  if (launch.interleave.active()) {  // the cores take turns: a core that can run gets the token
+    p.reads = 0;
+    enter_wait(core, p.watch, &cell, value, polling_who, where);
+    bool const someone_ran = interleave_block(core);
+    leave_wait(core, p.watch);
+    if (!someone_ran) report_deadlock(launch);
+    return;
+  }
+  enter_wait(core, p.watch, &cell, value, polling_who, where);
+  poll_wait(core, p.watch, [&] {  // over MPI another rank may still signal it: never proven stuck
+    return cell.load(std::memory_order_acquire) == value && !chips_elsewhere(launch);
+  });
+  if (launch.chips) stalled_remote(core, p.stalled_since);
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/polling.ipp ----
+// ---- begin pallas/detail/runtime/trace_hooks.ipp ----
+// The trace hooks' bookkeeping of copies and waits, compiled once per program under
+// separate compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <algorithm>
+#include <utility>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL std::string trace_point(core_state const& core) {
+  grid_frame const* g = core.grid;
+  if (!g || g->rank == 0) return {};
+  std::string s = "(";
+  for (int d = 0; d < g->rank; ++d) s += (d ? ", " : "") + std::to_string(g->program_id[d]);
+  return s + ")";
+}
+
+PALLAS_DECL traced_copy_starts& traced_copy_starts::instance() {
+  static traced_copy_starts* const t = [] {
+    auto* made = new traced_copy_starts;
+    hold_across_fork<&traced_copy_starts::mutex_of>();
+    return made;
+  }();
+  return *t;
+}
+
+PALLAS_DECL void traced_copy_starts::add(traced_copy_start s) {
+  std::lock_guard lock(mutex_);
+  // A copy never waited by its core (another core waited, or the launch failed) is
+  // forgotten once many more have started.
+  if (starts_.size() >= max_pending)
+    starts_.erase(starts_.begin(), starts_.begin() + static_cast<std::ptrdiff_t>(max_pending / 2));
+  s.lane = free_lane_locked(s.launch, s.core);
+  starts_.push_back(std::move(s));
+}
+
+PALLAS_DECL int traced_copy_starts::free_lane(std::uint64_t launch, int core) {
+  std::lock_guard lock(mutex_);
+  return free_lane_locked(launch, core);
+}
+
+PALLAS_DECL bool traced_copy_starts::take(std::uint64_t launch, int core, std::atomic<std::int32_t> const* cell, std::int32_t bytes,
+                                        traced_copy_start& out) {
+  std::lock_guard lock(mutex_);
+  auto const hit = std::find_if(starts_.begin(), starts_.end(), [&](traced_copy_start const& s) {
+    return s.launch == launch && s.core == core && s.cell == cell && s.bytes == bytes;
+  });
+  if (hit == starts_.end()) return false;
+  out = std::move(*hit);
+  starts_.erase(hit);
+  return true;
+}
+
+PALLAS_DECL int traced_copy_starts::free_lane_locked(std::uint64_t launch, int core) const {
+  int lane = trace_copy_lane;
+  while (std::any_of(starts_.begin(), starts_.end(), [&](traced_copy_start const& s) {
+    return s.launch == launch && s.core == core && s.lane == lane;
+  }))
+    ++lane;
+  return lane;
+}
+
+PALLAS_DECL trace::event trace_event_on(core_state const& core, char const* category, int lane) {
+  trace::event e;
+  e.launch = core.launch ? core.launch->id : 0;
+  e.core = core.index;
+  e.dma = true;
+  e.category = category;
+  e.lane = lane;
+  e.lane_name = lane >= trace_semaphore_lane ? "semaphore waits" : "copies " + std::to_string(lane - trace_copy_lane);
+  e.point = trace_point(core);
+  return e;
+}
+
+PALLAS_DECL void trace_copy_start(core_state const& core, std::atomic<std::int32_t> const* cell, std::int32_t bytes,
+                                  std::string operand) {
+  traced_copy_start s;
+  s.launch = core.launch ? core.launch->id : 0;
+  s.core = core.index;
+  s.cell = cell;
+  s.bytes = bytes;
+  s.operand = std::move(operand);
+  s.point = trace_point(core);
+  s.begin_ns = detail::now_ns();  // wall clock first: the CPU interval lies inside the wall one
+  s.cpu_ns = detail::thread_cpu_ns();
+  traced_copy_starts::instance().add(std::move(s));
+}
+
+PALLAS_DECL void trace_remote_copy_start(core_state const& sender, std::atomic<std::int32_t> const* send_cell,
+                                         core_state const* receiver, std::atomic<std::int32_t> const* recv_cell,
+                                         std::int32_t bytes, std::string const& to, std::string const& from) {
+  traced_copy_start s;
+  s.launch = sender.launch ? sender.launch->id : 0;
+  s.bytes = bytes;
+  s.point = trace_point(sender);
+  s.category = "remote_copy";
+  s.what = "remote copy";
+  s.begin_ns = detail::now_ns();
+  s.cpu_ns = detail::thread_cpu_ns();
+  if (receiver) {
+    traced_copy_start r = s;
+    r.core = receiver->index;
+    r.cell = recv_cell;
+    r.operand = from;
+    r.cpu_ns = -1;  // another thread's clock
+    traced_copy_starts::instance().add(std::move(r));
+  }
+  s.core = sender.index;
+  s.cell = send_cell;
+  s.operand = to;
+  traced_copy_starts::instance().add(std::move(s));
+}
+
+PALLAS_DECL traced_wait::traced_wait(core_state const& core, std::atomic<std::int32_t> const* cell, std::int32_t value,
+                                   char const* who, bool dma)
+    : core_(core), cell_(cell), value_(value), who_(who), dma_(dma) {
+  if (trace::enabled()) {
+    active_ = true;
+    begin_ns_ = detail::now_ns();
+    cpu_ns_ = detail::thread_cpu_ns();
+  }
+}
+
+PALLAS_DECL traced_wait::~traced_wait() {
+  if (!active_) return;
+  try {
+    record();
+  } catch (...) {  // out of memory: a span less, never a terminate from a destructor
+  }
+}
+
+PALLAS_DECL void traced_wait::record() {
+  std::int64_t const cpu = detail::thread_cpu_ns();
+  std::int64_t const end = detail::now_ns();
+  std::uint64_t const launch = core_.launch ? core_.launch->id : 0;
+  traced_copy_start hit;
+  if (dma_ && traced_copy_starts::instance().take(launch, core_.index, cell_, value_, hit)) {
+    trace::event e = trace_event_on(core_, hit.category, hit.lane);
+    e.name = std::string(hit.what) + " " + hit.operand + " (" + std::to_string(hit.bytes) + " bytes)";
+    e.bytes = hit.bytes;
+    e.operand = std::move(hit.operand);
+    e.point = std::move(hit.point);  // where it started
+    e.begin_ns = hit.begin_ns;
+    e.cpu_ns = cpu < 0 || hit.cpu_ns < 0 ? -1 : cpu - hit.cpu_ns;
+    e.end_ns = end;
+    detail::recorder::instance().record(std::move(e));
+    return;
+  }
+  trace::event e = trace_event_on(core_, "semaphore_wait", trace_semaphore_lane);
+  e.name = std::string(who_) + " for " + std::to_string(value_) + (dma_ ? " bytes" : "");
+  if (dma_) e.bytes = value_;
+  e.begin_ns = begin_ns_;
+  e.cpu_ns = cpu < 0 || cpu_ns_ < 0 ? -1 : cpu - cpu_ns_;
+  e.end_ns = end;
+  detail::recorder::instance().record(std::move(e));
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/trace_hooks.ipp ----
+// ---- begin pallas/detail/checked/region_snapshot.ipp ----
+// The region snapshots' definitions, compiled once per program under separate compilation.
+
+
+#include <cstring>
+
+namespace pallas::detail {
+
+PALLAS_DECL std::uint64_t hash_region(region const& r) noexcept {
+  std::uint64_t a[4] = {1, 2, 3, 4}, b[4] = {0, 0, 0, 0};
+  std::uint64_t tail = 0xcbf29ce484222325ull;
+  auto mix = [&](std::byte const* p, std::int64_t n) {
+    std::int64_t k = 0;
+    for (; k + 32 <= n; k += 32) {
+      std::uint64_t w[4];
+      std::memcpy(w, p + k, 32);
+      for (int l = 0; l < 4; ++l) {
+        a[l] += w[l];
+        b[l] += a[l];
+      }
+    }
+    for (; k < n; ++k) tail = (tail ^ static_cast<std::uint64_t>(p[k])) * 0x100000001b3ull;
+    tail = (tail ^ static_cast<std::uint64_t>(n)) * 0x100000001b3ull;
+  };
+  if (!r.empty()) {
+    if (r.rank == 0) {
+      mix(r.base, r.run);
+    } else {
+      std::int64_t const n = r.runs();
+      for (std::int64_t k = 0; k < n; ++k) mix(r.run_start(k), r.run);
+    }
+  }
+  std::uint64_t h = tail;
+  for (int l = 0; l < 4; ++l) {
+    h = (h ^ a[l]) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ b[l]) * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 31;
+  }
+  return h;
+}
+
+PALLAS_DECL bool region_holds(region const& r, std::byte const* pattern, std::int64_t element_bytes) noexcept {
+  if (r.empty()) return true;
+  std::byte line[256];  // 256 is a multiple of every element size (1, 2, 4, 8)
+  std::memcpy(line, pattern, static_cast<std::size_t>(element_bytes));
+  for (std::int64_t filled = element_bytes; filled < 256; filled *= 2)
+    std::memcpy(line + filled, line, static_cast<std::size_t>(filled));
+  auto holds = [&](std::byte const* p, std::int64_t n) {
+    for (std::int64_t k = 0; k < n; k += 256) {
+      std::int64_t const len = n - k < 256 ? n - k : 256;
+      if (std::memcmp(p + k, line, static_cast<std::size_t>(len)) != 0) return false;
+    }
+    return true;
+  };
+  if (r.rank == 0) return holds(r.base, r.run);
+  for (std::int64_t k = 0, n = r.runs(); k < n; ++k)
+    if (!holds(r.run_start(k), r.run)) return false;
+  return true;
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/checked/region_snapshot.ipp ----
+// ---- begin pallas/detail/runtime/mpi_deadlock.ipp ----
+// The cross-rank deadlock proof's window accesses, questions and report, compiled once per
+// program under separate compilation (config.hpp) and inline in every translation unit
+// otherwise.
+
+
+#ifdef PALLAS_USE_MPI
+
+namespace pallas::detail {
+
+PALLAS_DECL void mpi_deadlock_proof::begin(MPI_Win win, std::int64_t seq) {
+  win_ = win;
+  seq_ = seq;
+  write(rank_, 0, seq);
+  for (int q = 0; q < ranks_; ++q) {
+    write(rank_, request_word(q), 0);
+    write(rank_, token_word(q), 0);
+  }
+  round_ = 0;
+}
+
+PALLAS_DECL void mpi_deadlock_proof::write(int rank, std::int64_t word, std::int64_t value) {
+  MPI_Put(&value, 1, MPI_INT64_T, rank, static_cast<MPI_Aint>(word * 8), 1, MPI_INT64_T, win_);
+  MPI_Win_flush(rank, win_);
+}
+
+PALLAS_DECL std::int64_t mpi_deadlock_proof::read(int rank, std::int64_t word) {
+  std::int64_t value = 0;
+  MPI_Get(&value, 1, MPI_INT64_T, rank, static_cast<MPI_Aint>(word * 8), 1, MPI_INT64_T, win_);
+  MPI_Win_flush(rank, win_);
+  return value;
+}
+
+PALLAS_DECL void mpi_deadlock_proof::ask() {
+  auto const now = std::chrono::steady_clock::now();
+  if (now - polled_ < poll_every) return;
+  polled_ = now;
+  if (round_ == 0 || now - posted_ > round_limit) return post(1);
+  std::vector<std::int64_t> answers(static_cast<std::size_t>(ranks_), 0);
+  for (int r = 0; r < ranks_; ++r) {
+    if (read(r, 0) > seq_ || read(r, 1) == seq_) {  // finished this launch
+      answers[static_cast<std::size_t>(r)] = -1;
+      continue;
+    }
+    if (read(r, token_word(rank_)) != token_) return;  // not answered yet
+    std::int64_t const g = read(r, generation_word(rank_));
+    if (g == not_stuck) return post(1);  // a rank computes: ask again later
+    answers[static_cast<std::size_t>(r)] = g;
+  }
+  if (round_ == 1) {
+    first_ = answers;
+    return post(2);
+  }
+  if (answers != first_) return post(1);  // something moved between the rounds
+  report(answers);
+}
+
+PALLAS_DECL void mpi_deadlock_proof::post(int round) {
+  round_ = round;
+  token_ = (seq_ << 24) + ++asked_;
+  posted_ = std::chrono::steady_clock::now();
+  for (int r = 0; r < ranks_; ++r) write(r, request_word(rank_), token_);
+}
+
+PALLAS_DECL void mpi_deadlock_proof::report(std::vector<std::int64_t> const& answers) {
+  std::string message = "pallas::deadlock (MPI, " + std::to_string(ranks_) +
+                        " chips): every chip's cores wait on semaphores (or poll them) that no chip can signal any "
+                        "more: ";
+  std::vector<char> text(static_cast<std::size_t>(text_bytes));
+  for (int r = 0; r < ranks_; ++r) {
+    if (r) message += "; ";
+    if (answers[static_cast<std::size_t>(r)] < 0) {
+      message += "chip " + std::to_string(r) + " has finished";
+      continue;
+    }
+    for (int c = 0; c < cores_; ++c) {
+      MPI_Get(text.data(), static_cast<int>(text_bytes), MPI_CHAR, r, text_at(c), static_cast<int>(text_bytes), MPI_CHAR,
+              win_);
+      MPI_Win_flush(r, win_);
+      text.back() = '\0';
+      message += (c ? "; " : "") + std::string(text.data());
+    }
+  }
+  fail<deadlock_error>(message);
+}
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
+// ---- end pallas/detail/runtime/mpi_deadlock.ipp ----
+// ---- begin pallas/detail/runtime/mpi_mailbox.ipp ----
+// The mailbox's adds, takes and report, compiled once per program under separate
+// compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+#ifdef PALLAS_USE_MPI
+
+namespace pallas::detail {
+
+PALLAS_DECL void mpi_mailbox::add(int from, int rank, int core, std::int64_t offset, std::int32_t inc, MPI_Win win) {
+  std::int64_t const s = slot_of(offset, rank, core);
+  int const sender = rank_ * cores_ + from;
+  std::uint32_t& total = sent_[static_cast<std::size_t>(from)][(rank * cores_ + core) * slots + s];
+  total += static_cast<std::uint32_t>(inc);
+  MPI_Put(&total, 1, MPI_UINT32_T, rank, displacement(core, s, sender), 1, MPI_UINT32_T, win);
+  MPI_Win_flush(rank, win);  // after the copy's bytes (flushed before), before the sender goes on
+}
+
+PALLAS_DECL std::int32_t mpi_mailbox::take(int core, std::int64_t offset) {
+  std::int64_t const s = offset / static_cast<std::int64_t>(sizeof(std::int32_t));
+  if (s >= slots) return 0;
+  std::uint32_t got = 0;
+  std::size_t const first = index(core, s, 0);
+  for (int g = 0; g < senders_; ++g) {
+    std::uint32_t const now = std::atomic_ref<std::uint32_t>(memory_[first + static_cast<std::size_t>(g)])
+                                  .load(std::memory_order_acquire);
+    got += now - taken_[first + static_cast<std::size_t>(g)];
+    taken_[first + static_cast<std::size_t>(g)] = now;
+  }
+  return static_cast<std::int32_t>(got);
+}
+
+PALLAS_DECL bool mpi_mailbox::pending(int core, std::int64_t words) const {
+  std::size_t const end = index(core, std::min(words, slots), 0);
+  for (std::size_t k = index(core, 0, 0); k < end; ++k)
+    if (std::atomic_ref<std::uint32_t>(memory_[k]).load(std::memory_order_acquire) != taken_[k]) return true;
+  return false;
+}
+
+PALLAS_DECL std::string mpi_mailbox::untaken() const {
+  std::string left;
+  for (int c = 0; c < cores_; ++c)
+    for (std::int64_t s = 0; s < slots; ++s) {
+      std::uint32_t held = 0;
+      for (int g = 0; g < senders_; ++g) {
+        std::size_t const k = index(c, s, g);
+        held += std::atomic_ref<std::uint32_t>(memory_[k]).load(std::memory_order_acquire) - taken_[k];
+      }
+      if (held != 0)
+        left += (left.empty() ? "" : "; ") + std::string("chip ") + std::to_string(rank_) + " core " +
+                std::to_string(c) + " semaphore at byte " + std::to_string(s * 4) + " holds " +
+                std::to_string(static_cast<std::int32_t>(held));
+    }
+  return left;
+}
+
+PALLAS_DECL std::int64_t mpi_mailbox::slot_of(std::int64_t offset, int rank, int core) const {
+  std::int64_t const s = offset / static_cast<std::int64_t>(sizeof(std::int32_t));
+  if (s >= slots)
+    fail("pallas (PALLAS_USE_MPI): a signal to the semaphore at byte ", offset, " of chip ", rank, " core ", core,
+         ": only the first ", slots, " semaphores of a core can be signaled from another rank");
+  return s;
+}
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
+// ---- end pallas/detail/runtime/mpi_mailbox.ipp ----
+// ---- begin pallas/detail/runtime/mpi_world.ipp ----
+// The MPI world's start, windows' release and abort, compiled once per program under
+// separate compilation (config.hpp) and inline in every translation unit otherwise.
+
+#include <cstdio>
+#include <cstdlib>
+
+
+#ifdef PALLAS_USE_MPI
+
+namespace pallas::detail {
+
+PALLAS_DECL void mpi_world::kept_windows::release() {
+  for (auto& w : arenas) {
+    MPI_Win_unlock_all(w);
+    MPI_Win_free(&w);
+  }
+  arenas.clear();
+  made_for.clear();
+  for (MPI_Win* w : {&mailbox_win, &status_win, &incoming_win, &hbm})
+    if (*w != MPI_WIN_NULL) {
+      MPI_Win_unlock_all(*w);
+      MPI_Win_free(w);
+    }
+}
+
+PALLAS_DECL mpi_world const& mpi_world::get() {
+  static mpi_world const world = [] {
+    int initialized = 0;
+    MPI_Initialized(&initialized);
+    int provided = MPI_THREAD_SINGLE;
+    if (!initialized) {
+      MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+      std::atexit([] {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (finalized) return;
+        get().windows->release();
+        MPI_Finalize();
+      });
+    } else {
+      MPI_Query_thread(&provided);
+    }
+    if (provided < MPI_THREAD_MULTIPLE)
+      fail("pallas (PALLAS_USE_MPI): MPI gives thread support level ", provided,
+           ", pallas needs MPI_THREAD_MULTIPLE (", MPI_THREAD_MULTIPLE,
+           "): every core of a chip is a thread that calls MPI. Initialize MPI with MPI_Init_thread(..., "
+           "MPI_THREAD_MULTIPLE, ...) or use an MPI built with thread support");
+    mpi_world w;
+    MPI_Comm_rank(MPI_COMM_WORLD, &w.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &w.size);
+    MPI_Comm_dup(MPI_COMM_WORLD, &w.comm);
+    MPI_Comm_set_errhandler(w.comm, MPI_ERRORS_RETURN);
+    w.windows = new kept_windows;  // never deleted: atexit may still need it
+    return w;
+  }();
+  return world;
+}
+
+PALLAS_DECL void mpi_world::abort(char const* what) const {
+  std::fprintf(stderr, "pallas: MPI rank %d of %d failed: %s\n", rank, size, what);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  std::abort();
+}
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
+// ---- end pallas/detail/runtime/mpi_world.ipp ----
+// ---- begin pallas/detail/runtime/mpi_transport.ipp ----
+// The MPI backend's launch start and end, remote copies and signals, compiled once per
+// program under separate compilation (config.hpp) and inline in every translation unit
+// otherwise.
+
+
+#ifdef PALLAS_USE_MPI
+
+namespace pallas::detail {
+
+PALLAS_DECL std::chrono::duration<double> mpi_wait_timeout() {
+  char const* env = std::getenv("PALLAS_MPI_WAIT_TIMEOUT");
+  double const seconds = env ? std::atof(env) : 0.0;
+  return std::chrono::duration<double>(seconds > 0 ? seconds : 30.0);
+}
+
+PALLAS_DECL mpi_transport::mpi_transport(mpi_world const& world, int cores_per_chip, std::vector<hbm_buffer> hbm)
+    : world_(world), kept_(*world.windows), cores_per_chip_(cores_per_chip), hbm_(std::move(hbm)),
+      timeout_(mpi_wait_timeout()), mailbox_(kept_.mailbox, world.rank, world.size, cores_per_chip),
+      proof_(world.rank, world.size, cores_per_chip), incoming_(kept_.incoming, world.rank, world.size, cores_per_chip) {
+  deferred_.resize(static_cast<std::size_t>(cores_per_chip));
+  feeds_.reserve(static_cast<std::size_t>(cores_per_chip));
+  for (int c = 0; c < cores_per_chip; ++c) feeds_.emplace_back(this, c);
+}
+
+PALLAS_DECL void mpi_transport::join(core_state& core) {
+  launch_state& launch = *core.launch;
+  if (local_core_index(core) == 0) {
+    open(launch);
+    if constexpr (checked_mode)  // the other cores wait for opened_, which publishes this
+      if (opened_windows_)
+        for (int c = 0; c < cores_per_chip_; ++c) {
+          checked_.push_back(&launch.cores[c]->checked);  // the core outlives the launch's state
+          launch.cores[c]->checked.feed = &feeds_[static_cast<std::size_t>(c)];
+          launch.cores[c]->checked.remote_hint = incoming_.hint(c);
+        }
+    opened_.store(true, std::memory_order_release);
+    return;
+  }
+  while (!opened_.load(std::memory_order_acquire)) {
+    launch.check_aborted();
+    std::this_thread::yield();
+  }
+}
+
+PALLAS_DECL std::string mpi_transport::close() {
+  if (!opened_windows_) return {};  // one chip: nothing was opened
+  proof_.finished();
+  if constexpr (!checked_mode) {
+    for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+    return {};
+  }
+  // A barrier that reads the cores' incoming descriptions meanwhile: a sender may wait
+  // for room in a ring of a core that has finished.
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  MPI_Ibarrier(world_.comm, &barrier);
+  for (int done = 0;;) {
+    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    for (int c = 0; c < cores_per_chip_; ++c) read_incoming(c, *checked_[static_cast<std::size_t>(c)]);
+    std::this_thread::yield();
+  }
+  for (checked_state* state : checked_) {  // the log's memory may move before the next launch
+    state->feed = nullptr;
+    state->remote_hint = nullptr;
+  }
+  for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+  MPI_Win_sync(kept_.mailbox_win);  // what other ranks put is visible to these loads
+  return mailbox_.untaken();  // (non-empty: the caller ends the job, so no later launch finds them)
+}
+
+PALLAS_DECL void mpi_transport::start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
+                                            std::int64_t recv_offset, place where) {
+  int const rank = target / cores_per_chip_;
+  int const target_core = target % cores_per_chip_;
+  if (window_of(me, task.dst, rank, target_core).first == MPI_WIN_NULL)
+    fail("pallas::make_async_remote_copy: the destination is not a buffer of this kernel (an operand, a scratch "
+         "buffer or a run_scoped buffer), so it has no counterpart on chip ", rank, " (on ", core_name(me), ')');
+  if constexpr (checked_mode) describe_to_receiver(me, task, rank, target_core, recv_offset, where);
+  if (me.dma.order().order != dma_order::random) return send_now(me, {task, send, target, recv_offset});
+  // The random order: this copy and those kept before go now or later, in a seeded order,
+  // and all before the core next waits or ends (no other rank can move them).
+  deferred_[static_cast<std::size_t>(local_core_index(me))].push_back({task, send, target, recv_offset});
+  release_deferred(me, false);
+}
+
+PALLAS_DECL bool mpi_transport::pending_for(void const* cell) {
+  if (!opened_windows_) return false;
+  if (current_core && current_core->launch == launch_) {  // a wait (or semaphore_read) of a local core
+    if constexpr (checked_mode) current_core->checked.read_feed();  // a sender may wait for room
+    if (release_deferred(*current_core, true)) return true;  // its own kept copies go before it waits
+  }
+  std::lock_guard lock(mailbox_mutex_);  // taken and added as one step (stuck())
+  for (int c = 0; c < cores_per_chip_; ++c) {
+    core_state const& core = *launch_->cores[c];
+    auto const* b = static_cast<std::byte const*>(cell);
+    if (b < core.semaphores.base() || b >= core.semaphores.base() + core.semaphores.capacity()) continue;
+    std::int32_t const got = mailbox_.take(c, b - core.semaphores.base());
+    if (got == 0) return false;
+    const_cast<std::atomic<std::int32_t>*>(static_cast<std::atomic<std::int32_t> const*>(cell))
+        ->fetch_add(got, std::memory_order_acq_rel);
+    return true;
+  }
+  return false;
+}
+
+PALLAS_DECL void mpi_transport::check_stalled(core_state& me, std::chrono::steady_clock::time_point since) {
+  auto const stalled = std::chrono::steady_clock::now() - since;
+  if (opened_windows_)
+    proof_.on_stalled(
+        *launch_, stalled, [&] { return stuck(); },
+        [&](int c) { return describe_blocked_core(*launch_->cores[c]); });
+  if (stalled < timeout_) return;
+  fail<deadlock_error>("pallas::deadlock (MPI rank ", world_.rank, " of ", world_.size, "): ",
+                       describe_blocked_core(me), ", for more than ", timeout_.count(),
+                       " s (PALLAS_MPI_WAIT_TIMEOUT): a wait no chip signals (a mismatched send and receive?)");
+}
+
+PALLAS_DECL void mpi_transport::open(launch_state& launch) {
+  launch_ = &launch;
+  if (world_.size == 1) return;  // one chip: every copy stays in this process (and a lone rank may have no osc)
+  std::vector<std::pair<std::byte const*, std::int64_t>> arenas;
+  for (int c = 0; c < cores_per_chip_; ++c) {
+    arenas.emplace_back(launch.cores[c]->vmem.base(), launch.cores[c]->vmem.capacity());
+    arenas.emplace_back(launch.cores[c]->smem.base(), launch.cores[c]->smem.capacity());
+  }
+  // One collective for both: whether some rank's cores or arenas changed since the
+  // windows were made, and where every rank's HBM shards of this launch are.
+  std::size_t const k = hbm_.size() + 1;
+  std::vector<MPI_Aint> mine(k, 0);
+  mine[0] = arenas != kept_.made_for || kept_.hbm == MPI_WIN_NULL ? 1 : 0;
+  for (std::size_t b = 0; b < hbm_.size(); ++b) MPI_Get_address(hbm_[b].base, &mine[b + 1]);
+  bool const stale = mine[0] != 0;
+  std::int64_t const seq = ++kept_.launches;
+  if (!stale) {  // before the exchange, which no rank passes before this one joins it
+    attach();
+    mailbox_.clear();
+    incoming_.clear();
+    proof_.begin(kept_.status_win, seq);
+  }
+  std::vector<MPI_Aint> all(k * static_cast<std::size_t>(world_.size));
+  MPI_Allgather(mine.data(), static_cast<int>(k), MPI_AINT, all.data(), static_cast<int>(k), MPI_AINT, world_.comm);
+  hbm_remote_.assign(hbm_.size() * static_cast<std::size_t>(world_.size), 0);
+  bool any_stale = false;
+  for (std::size_t r = 0; r < static_cast<std::size_t>(world_.size); ++r) {
+    any_stale = any_stale || all[r * k] != 0;
+    for (std::size_t b = 0; b < hbm_.size(); ++b) hbm_remote_[r * hbm_.size() + b] = all[r * k + 1 + b];
+  }
+  opened_windows_ = true;
+  if (!any_stale) return;
+  // Every rank makes its windows again, then passes a barrier once its shards are attached.
+  if (!stale)
+    for (auto const& b : hbm_) MPI_Win_detach(kept_.hbm, b.base);
+  kept_.release();
+  for (auto const& [base, bytes] : arenas) kept_.arenas.push_back(create(const_cast<std::byte*>(base), bytes));
+  kept_.made_for = arenas;
+  kept_.mailbox.assign(mpi_mailbox::words(world_.size, cores_per_chip_), 0);
+  kept_.mailbox_win = create(kept_.mailbox.data(), static_cast<std::int64_t>(kept_.mailbox.size() * sizeof(std::uint32_t)));
+  kept_.status.assign(mpi_deadlock_proof::words(world_.size, cores_per_chip_), 0);
+  kept_.status_win = create(kept_.status.data(), static_cast<std::int64_t>(kept_.status.size() * sizeof(std::int64_t)));
+  if constexpr (checked_mode) {
+    kept_.incoming.assign(mpi_incoming_log::words(world_.size, cores_per_chip_), 0);
+    kept_.incoming_win =
+        create(kept_.incoming.data(), static_cast<std::int64_t>(kept_.incoming.size() * sizeof(std::uint64_t)));
+  }
+  proof_.begin(kept_.status_win, seq);
+  check(MPI_Win_create_dynamic(MPI_INFO_NULL, world_.comm, &kept_.hbm), "MPI_Win_create_dynamic");
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, kept_.hbm);
+  attach();
+  MPI_Barrier(world_.comm);
+}
+
+PALLAS_DECL bool mpi_transport::stuck() {
+  std::lock_guard lock(mailbox_mutex_);
+  for (int c = 0; c < cores_per_chip_; ++c) {
+    core_state const& core = *launch_->cores[c];
+    run_state const state = core.state.load(std::memory_order_seq_cst);
+    if (state == run_state::finished) continue;
+    void const* cell = core.wait_cell.load(std::memory_order_acquire);
+    if (state != run_state::blocked || !cell) return false;
+    std::int32_t const holds = read_cell(cell), wanted = core.wait_value.load(std::memory_order_relaxed);
+    if (core.wait_who.load(std::memory_order_relaxed) == polling_who ? holds != wanted : holds >= wanted) return false;
+  }
+  for (int c = 0; c < cores_per_chip_; ++c)
+    if (mailbox_.pending(c, launch_->cores[c]->semaphores_allocated.load(std::memory_order_acquire) /
+                                static_cast<std::int64_t>(sizeof(std::int32_t))))
+      return false;
+  return true;
+}
+
+PALLAS_DECL void mpi_transport::check(int rc, char const* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  fail("pallas (PALLAS_USE_MPI): ", what, " failed (", std::string(text, static_cast<std::size_t>(length)),
+       "): this MPI has no one-sided (osc) component for windows over memory the program allocated under "
+       "MPI_THREAD_MULTIPLE. Open MPI 4 on one node needs osc rdma over the vader transport with its single-copy "
+       "mechanism: run with --mca btl self,vader, without btl_vader_single_copy_mechanism=none or --mca osc pt2pt");
+}
+
+PALLAS_DECL MPI_Win mpi_transport::create(void* base, std::int64_t bytes) const {
+  MPI_Win w = MPI_WIN_NULL;
+  check(MPI_Win_create(base, static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, world_.comm, &w), "MPI_Win_create");
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, w);
+  return w;
+}
+
+PALLAS_DECL void mpi_transport::send_now(core_state& me, deferred_copy const& c) {
+  int const rank = c.target / cores_per_chip_;
+  int const target_core = c.target % cores_per_chip_;
+  auto const [win, disp] = window_of(me, c.task.dst, rank, target_core);
+  if (c.task.bytes > 0) {
+    MPI_Datatype const src_type = layout_type(c.task, c.task.src_strides);
+    MPI_Datatype const dst_type = layout_type(c.task, c.task.dst_strides);
+    MPI_Put(c.task.src, 1, src_type, rank, disp, 1, dst_type, win);
+    MPI_Win_flush(rank, win);  // the bytes have landed before the receiver can see its count
+    free_type(src_type);
+    free_type(dst_type);
+  }
+  mailbox_.add(local_core_index(me), rank, target_core, c.recv_offset, static_cast<std::int32_t>(c.task.bytes),
+               kept_.mailbox_win);
+  c.send->fetch_add(c.task.bytes, std::memory_order_acq_rel);  // the source has been read
+}
+
+PALLAS_DECL bool mpi_transport::release_deferred(core_state& me, bool all) {
+  auto& kept = deferred_[static_cast<std::size_t>(local_core_index(me))];
+  if (kept.empty()) return false;
+  for (std::size_t k = kept.size(); k > 1; --k) std::swap(kept[k - 1], kept[me.dma.next_random() % k]);
+  bool sent = false;
+  for (std::size_t k = 0; k < kept.size();) {
+    if (!all && (me.dma.next_random() & 1) == 0) {
+      ++k;
+      continue;
+    }
+    deferred_copy const c = kept[k];
+    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(k));
+    send_now(me, c);
+    sent = true;
+  }
+  return sent;
+}
+
+PALLAS_DECL std::pair<int, std::int64_t> mpi_transport::space_of(core_state const& me, std::byte const* p) const {
+  using d = remote_copy_description;
+  auto const at = [&](arena const& a) { return p >= a.base() && p < a.base() + a.capacity(); };
+  if (at(me.vmem)) return {d::vmem, p - me.vmem.base()};
+  if (at(me.smem)) return {d::smem, p - me.smem.base()};
+  for (std::size_t k = 0; k < hbm_.size(); ++k)
+    if (p >= hbm_[k].base && p < hbm_[k].base + hbm_[k].bytes) return {d::first_hbm + static_cast<int>(k), p - hbm_[k].base};
+  return {-1, 0};
+}
+
+PALLAS_DECL std::pair<MPI_Win, MPI_Aint> mpi_transport::window_of(core_state const& me, std::byte const* p, int rank,
+                                                         int target_core) const {
+  auto const [space, offset] = space_of(me, p);
+  std::size_t const core = static_cast<std::size_t>(target_core) * 2;
+  if (space < 0) return {MPI_WIN_NULL, 0};
+  if (space == remote_copy_description::vmem) return {kept_.arenas[core], offset};
+  if (space == remote_copy_description::smem) return {kept_.arenas[core + 1], offset};
+  std::size_t const k = static_cast<std::size_t>(space - remote_copy_description::first_hbm);
+  return {kept_.hbm, MPI_Aint_add(hbm_remote_[static_cast<std::size_t>(rank) * hbm_.size() + k], offset)};  // the target's address
+}
+
+PALLAS_DECL void mpi_transport::describe_to_receiver(core_state& me, dma_task const& task, int rank, int target_core,
+                                                 std::int64_t recv_offset, place where) {
+  remote_copy_description d;
+  std::tie(d.space, d.offset) = space_of(me, task.dst);
+  d.recv_offset = recv_offset;
+  d.bytes = task.bytes;
+  d.element_bytes = static_cast<std::int64_t>(task.element_bytes);
+  d.rank = task.rank;
+  for (int r = 0; r < task.rank; ++r) {
+    d.extents[r] = task.extents[r];
+    d.strides[r] = task.dst_strides[r];
+  }
+  d.set_from("a remote copy (" + std::to_string(task.bytes) + " bytes) from " + core_name(me) + " started at " +
+             std::string(where.file_name()) + ':' + std::to_string(where.line));
+  int const from = local_core_index(me);
+  incoming_.post(from, rank, target_core, d, kept_.incoming_win, [&] { read_incoming(from, me.checked); });
+}
+
+PALLAS_DECL void mpi_transport::read_incoming(int c, checked_state& state) {
+  incoming_.read(c, [&](remote_copy_description const& d) {
+    using rd = remote_copy_description;
+    std::byte const* base = d.space == rd::vmem   ? state.memory.vmem
+                            : d.space == rd::smem ? state.memory.smem
+                                                  : hbm_[static_cast<std::size_t>(d.space - rd::first_hbm)].base;
+    region const dst = region::strided(base + d.offset, d.rank, d.extents, d.strides, d.element_bytes);
+    state.add_incoming(dst, state.semaphore_base + d.recv_offset, d.bytes, d.from);
+  });
+}
+
+PALLAS_DECL MPI_Datatype mpi_transport::layout_type(dma_task const& task, index_t const* strides) {
+  MPI_Datatype type;
+  MPI_Type_contiguous(static_cast<int>(task.element_bytes), MPI_BYTE, &type);
+  for (int d = task.rank - 1; d >= 0; --d) {
+    MPI_Datatype outer;
+    MPI_Type_create_hvector(static_cast<int>(task.extents[d]), 1,
+                            static_cast<MPI_Aint>(strides[d] * static_cast<index_t>(task.element_bytes)), type, &outer);
+    MPI_Type_free(&type);
+    type = outer;
+  }
+  MPI_Type_commit(&type);
+  return type;
+}
+
+}  // namespace pallas::detail
+
+#endif  // PALLAS_USE_MPI
+// ---- end pallas/detail/runtime/mpi_transport.ipp ----
+// ---- begin pallas/detail/pipeline/rules.ipp ----
+// The whole-grid rules' words: compiled once per program under separate compilation
+// (config.hpp), inline in every translation unit otherwise.
+
+
+namespace pallas::detail {
+
+PALLAS_DECL std::string tuple_string(std::span<index_t const> v) {
+  std::string s = "(";
+  for (std::size_t a = 0; a < v.size(); ++a) s += (a ? ", " : "") + std::to_string(v[a]);
+  return s + (v.size() == 1 ? ",)" : ")");
+}
+
+PALLAS_DECL std::string block_string(operand_desc const& op, std::span<index_t const> b) {
+  if (op.values == op.rank) return tuple_string(b);
+  std::string s = "(";
+  for (int d = 0; d < op.rank; ++d) {
+    auto const at = static_cast<std::size_t>(op.value_at[static_cast<std::size_t>(d)]);
+    s += d ? ", " : "";
+    if (op.kind_of[static_cast<std::size_t>(d)] == block_dim_kind::bounded)
+      s += "ds(" + std::to_string(b[at]) + ", " + std::to_string(b[at + 1]) + ")";
+    else
+      s += std::to_string(b[at]);
+  }
+  return s + (op.rank == 1 ? ",)" : ")");
+}
+
+PALLAS_DECL std::string operand_name(operand_desc const& op) {
+  return std::string(op.output ? "out_specs[" : "in_specs[") + std::to_string(op.position) + "]";
+}
+
+PALLAS_DECL void report_grid_rule(std::string_view who, operand_desc const& op, std::span<index_t const> point,
+                                  std::span<index_t const> block, rule_violation const& v) {
+  if (v.rule == grid_rule::output_revisit)
+    fail("pallas::", who, ": ", operand_name(op), " revisits block ", block_string(op, block), " at grid point ",
+         tuple_string(point), " after writing other blocks (" PALLAS_RULE_OUTPUT_REVISIT "); " PALLAS_RULE_OUTPUT_REVISIT_FIX);
+  if (v.rule == grid_rule::two_cores_one_block) {
+    int const first = v.other_core < v.core ? v.other_core : v.core;
+    int const second = v.other_core < v.core ? v.core : v.other_core;
+    fail("pallas::", who, ": ", operand_name(op), " block ", block_string(op, block), " is written by core ", first,
+         " and core ", second, " (" PALLAS_RULE_TWO_CORES_ONE_BLOCK ")");
+  }
+  // block_out_of_range
+  auto const d = static_cast<std::size_t>(v.dim);
+  constexpr std::string_view rule = " (" PALLAS_RULE_BLOCK_OUT_OF_RANGE ")";
+  std::string const where = std::string("pallas::") + std::string(who) + ": " + operand_name(op) + " maps grid point " +
+                            tuple_string(point) + " to block index " + block_string(op, block);
+  if (op.kind_of[d] == block_dim_kind::bounded && (v.length < 0 || v.length > op.block[d]))
+    fail<index_error>(where, ", whose dimension ", v.dim, " is a pl::ds of size ", v.length, ", beyond its BoundedSlice(",
+                      op.block[d], ")", rule);
+  if (op.kind_of[d] == block_dim_kind::bounded || op.kind == operand_kind::view)
+    fail<index_error>(where, ", whose dimension ", v.dim, " covers elements [", v.start, ", ", v.start + v.length,
+                      "), outside the array's extent ", op.array[d],
+                      op.kind == operand_kind::view ? " (a block viewed in place must lie inside its array)" : "", rule);
+  if (op.kind_of[d] == block_dim_kind::element && (op.low[d] != 0 || op.high[d] != 0))
+    fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start,
+                      ", outside the array's extent ", op.array[d], " padded by (", op.low[d], ", ", op.high[d], ")", rule);
+  fail<index_error>(where, ", whose dimension ", v.dim, " starts at element ", v.start, ", outside the array's extent ",
+                    op.array[d], rule);
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/pipeline/rules.ipp ----
+// ---- begin pallas/detail/runtime/stream_copy.ipp ----
+// The streaming byte mover, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#  include <emmintrin.h>
+#endif
+#if defined(__AVX__) || defined(__AVX512F__)
+#  include <immintrin.h>
+#endif
+
+namespace pallas::detail {
+
+PALLAS_DECL void stream_bytes(std::byte* dst, std::byte const* src, std::size_t bytes) noexcept {
+#if defined(__SSE2__)
+  // Head up to 16-byte alignment, then streaming stores, then the tail.
+  std::size_t const head = (16 - (reinterpret_cast<std::uintptr_t>(dst) & 15)) & 15;
+  if (bytes < 256 || head > bytes) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  std::memcpy(dst, src, head);
+  std::size_t k = head;
+#  if defined(__AVX512F__)
+  for (; k + 64 <= bytes && (reinterpret_cast<std::uintptr_t>(dst + k) & 63) != 0; k += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k), _mm_loadu_si128(reinterpret_cast<__m128i const*>(src + k)));
+  for (; k + 64 <= bytes; k += 64)
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(dst + k), _mm512_loadu_si512(src + k));
+#  elif defined(__AVX__)
+  for (; k + 32 <= bytes && (reinterpret_cast<std::uintptr_t>(dst + k) & 31) != 0; k += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k), _mm_loadu_si128(reinterpret_cast<__m128i const*>(src + k)));
+  for (; k + 32 <= bytes; k += 32)
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(dst + k), _mm256_loadu_si256(reinterpret_cast<__m256i const*>(src + k)));
+#  endif
+  for (; k + 16 <= bytes; k += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k), _mm_loadu_si128(reinterpret_cast<__m128i const*>(src + k)));
+  std::memcpy(dst + k, src + k, bytes - k);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/stream_copy.ipp ----
+// ---- begin pallas/detail/runtime/dma_shared_copies.ipp ----
+// The DMA engine's copies shared with the DMA thread, compiled once per program under
+// separate compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL void dma_engine::prune_locked() {
+  // Copies whose chunks all moved and that no thread holds any more go back to the pool.
+  auto done = [](shared_copy* c) {
+    return c->done.load(std::memory_order_acquire) >= c->chunks && c->users.load(std::memory_order_acquire) == 0;
+  };
+  for (shared_copy* c : shared_)
+    if (done(c)) c->in_use = false;
+  std::erase_if(shared_, done);
+}
+
+PALLAS_DECL void dma_engine::publish(dma_task const& task, std::uint64_t launch) {
+  {
+    std::lock_guard lock(shared_mutex_);
+    prune_locked();
+    shared_copy* slot = nullptr;
+    for (auto& c : pool_)
+      if (!c.in_use) {
+        slot = &c;
+        break;
+      }
+    if (!slot) slot = &pool_.emplace_back();
+    slot->in_use = true;
+    slot->task = task;
+    slot->chunks = static_cast<std::int32_t>(task.chunk_count(chunk_bytes));
+    slot->next.store(0, std::memory_order_relaxed);
+    slot->moved.store(0, std::memory_order_relaxed);
+    slot->done.store(0, std::memory_order_relaxed);
+    slot->sleeping.store(false, std::memory_order_relaxed);
+    slot->moved_by_thread = 0;
+    slot->launch = launch;
+    shared_.push_back(slot);
+    claimable_.fetch_add(1, std::memory_order_release);
+  }
+  thread_->wake();
+}
+
+/// Moves chunks of `c` until none is left to claim; the mover of the last chunk signals.
+PALLAS_DECL void dma_engine::claim_chunks(shared_copy& c, bool by_thread) {
+  bool took_last = false;
+  for (;;) {
+    std::int32_t const k = c.next.fetch_add(1, std::memory_order_acq_rel);
+    if (k >= c.chunks) break;
+    if (k == c.chunks - 1) took_last = true;
+    c.task.move_chunk(k, chunk_bytes);
+    if (by_thread) ++c.moved_by_thread;
+    if (c.moved.fetch_add(1, std::memory_order_acq_rel) + 1 == c.chunks) c.task.signal();
+    // `done` counts a chunk only after its mover's signal (if any): a waiter that sees the
+    // copy out of flight also sees its semaphore, never a short one with nothing in flight
+    // (which the deadlock detector took for a deadlock when the DMA thread was preempted
+    // between its last chunk and the signal).
+    if (c.done.fetch_add(1, std::memory_order_seq_cst) + 1 == c.chunks && c.sleeping.load(std::memory_order_seq_cst))
+      c.done.notify_all();
+  }
+  if (took_last) claimable_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+PALLAS_DECL bool dma_engine::serve(int core_index) {
+  shared_copy* c = nullptr;
+  {
+    std::lock_guard lock(shared_mutex_);
+    for (shared_copy* s : shared_)
+      if (s->next.load(std::memory_order_acquire) < s->chunks) {
+        c = s;
+        c->users.fetch_add(1, std::memory_order_acq_rel);
+        break;
+      }
+  }
+  if (!c) return false;
+  bool const tracing = trace::enabled();
+  std::int64_t const begin = tracing ? detail::now_ns() : 0;
+  std::int64_t const cpu = tracing ? detail::thread_cpu_ns() : 0;
+  std::int64_t const before = c->moved_by_thread;
+  claim_chunks(*c, true);
+  if (tracing && c->moved_by_thread > before) {
+    trace::event e;
+    e.name = "DMA thread: " + std::to_string(c->moved_by_thread - before) + " of " + std::to_string(c->chunks) +
+             " chunks, " + std::to_string(c->task.bytes) + " bytes";
+    e.launch = c->launch;
+    e.core = core_index;
+    e.dma = true;
+    e.category = "dma_thread";
+    e.lane = 2000;
+    e.lane_name = "DMA thread";
+    e.bytes = c->task.bytes;
+    e.begin_ns = begin;
+    e.cpu_ns = detail::cpu_since(cpu);
+    e.end_ns = detail::now_ns();
+    detail::recorder::instance().record(std::move(e));
+  }
+  c->users.fetch_sub(1, std::memory_order_acq_rel);
+  return true;
+}
+
+/// Moves unclaimed chunks of the oldest published copy that signals `cell`.
+PALLAS_DECL bool dma_engine::help(std::atomic<std::int32_t> const* cell) {
+  if (!claimable()) return false;
+  shared_copy* c = nullptr;
+  {
+    std::lock_guard lock(shared_mutex_);
+    for (shared_copy* s : shared_)
+      if (s->task.semaphore == cell && s->next.load(std::memory_order_acquire) < s->chunks) {
+        c = s;
+        c->users.fetch_add(1, std::memory_order_acq_rel);
+        break;
+      }
+  }
+  if (!c) return false;
+  claim_chunks(*c, false);
+  c->users.fetch_sub(1, std::memory_order_acq_rel);
+  return true;
+}
+
+/// A published copy that signals `cell` and whose chunks are all claimed but not all moved.
+PALLAS_DECL shared_copy* dma_engine::in_flight_for(std::atomic<std::int32_t> const* cell) {
+  if (!thread_) return nullptr;
+  std::lock_guard lock(shared_mutex_);
+  for (shared_copy* s : shared_)
+    if (s->task.semaphore == cell && s->done.load(std::memory_order_acquire) < s->chunks) return s;
+  return nullptr;
+}
+
+PALLAS_DECL void dma_engine::quiesce() {
+  // Finish every published copy here, then wait until the DMA thread lets go of them.
+  for (;;) {
+    shared_copy* c = nullptr;
+    {
+      std::lock_guard lock(shared_mutex_);
+      for (shared_copy* s : shared_)
+        if (s->next.load(std::memory_order_acquire) < s->chunks) {
+          c = s;
+          c->users.fetch_add(1, std::memory_order_acq_rel);
+          break;
+        }
+    }
+    if (!c) break;
+    claim_chunks(*c, false);
+    c->users.fetch_sub(1, std::memory_order_acq_rel);
+  }
+  // Never spin for long on the DMA thread: it runs only on CPUs nobody else wants.
+  std::lock_guard lock(shared_mutex_);
+  for (shared_copy* s : shared_)
+    for (int k = 0; s->done.load(std::memory_order_acquire) < s->chunks || s->users.load(std::memory_order_acquire) != 0;
+         ++k) {
+      if (k < 256)
+        cpu_relax();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+  prune_locked();
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/dma_shared_copies.ipp ----
+#endif  // PALLAS_DEFINE_RUNTIME
