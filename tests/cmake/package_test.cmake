@@ -35,10 +35,12 @@ endfunction()
 # What every installed prefix must hold, and an installed config with no literal
 # `if(ON)` / `if(OFF)` (a configure-time value pasted into a condition).
 function(check_installed prefix)
-  foreach(_file include/pallas/pallas.hpp include/pallas/npy.hpp
+  foreach(_file include/pallas/pallas.hpp include/pallas/npy.hpp include/pallas/runtime_source.hpp
+                include/pallas/detail/runtime/core_set.ipp
                 share/cmake/pallas/pallasConfig.cmake
                 share/cmake/pallas/pallasConfigVersion.cmake
                 share/cmake/pallas/pallasTargets.cmake
+                share/cmake/pallas/pallas_runtime.cmake
                 share/pkgconfig/pallas.pc share/doc/pallas/LICENSE)
     if(NOT EXISTS "${prefix}/${_file}")
       message(FATAL_ERROR "not installed: ${prefix}/${_file}")
@@ -118,3 +120,4 @@ endif()
 run("${CMAKE_COMMAND}" -S "${_source}" -B "${WORK_DIR}/build" ${_common} ${_args})
 run("${CMAKE_COMMAND}" --build "${WORK_DIR}/build")
 run("${WORK_DIR}/build/consumer")
+run("${WORK_DIR}/build/consumer_separate")

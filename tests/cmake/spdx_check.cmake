@@ -1,6 +1,6 @@
 # cmake -P script behind the lint.spdx test: every header must begin with the project's
 # licence line, exactly, as line 1 (before `#pragma once`).
-#   -DROOT=<directory>   every *.hpp below it is checked
+#   -DROOT=<directory>   every *.hpp and *.ipp below it is checked
 #   -DFILES=<a|b|...>    and these files too (the generated single header)
 # Fails naming each file whose first line is something else.
 cmake_minimum_required(VERSION 3.21)
@@ -10,7 +10,7 @@ set(_expected "// SPDX-License-Identifier: Apache-2.0")
 if(NOT DEFINED ROOT OR NOT IS_DIRECTORY "${ROOT}")
   message(FATAL_ERROR "spdx_check.cmake: -DROOT=<directory> is required ('${ROOT}')")
 endif()
-file(GLOB_RECURSE _headers LIST_DIRECTORIES false "${ROOT}/*.hpp")
+file(GLOB_RECURSE _headers LIST_DIRECTORIES false "${ROOT}/*.hpp" "${ROOT}/*.ipp")
 string(REPLACE "|" ";" _extra "${FILES}")
 list(APPEND _headers ${_extra})
 list(SORT _headers)

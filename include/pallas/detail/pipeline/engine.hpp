@@ -393,13 +393,14 @@ void run_pipeline(core_state& core, int part, int num_cores, GridT const& grid, 
   bool const fetch_at_step = core.launch->conventions.fetch_at_step;
   if constexpr (plan_is_static_v<E>) {
     if (num_cores == E::static_cores && !fetch_at_step) {
-      using holder = static_plan_of<E>;
-      if constexpr (static_rule_violation<E, true>().found()) check_plan(who, holder::plan, part);
-      run_plan(core, part, holder::plan, operands, E::global_num_programs, body);
+      auto const plan = view_of_plan(static_plan_of<E>::plan);
+      if constexpr (static_rule_violation<E, true>().found()) check_plan(who, plan, part);
+      run_plan(core, part, plan, operands, E::global_num_programs, body);
       return;
     }
   }
-  auto const plan = build_dynamic_plan<E>(num_cores, extents, descs, specs, extra, checked_mode ? -1 : part, fetch_at_step);
+  auto const built = build_dynamic_plan<E>(num_cores, extents, descs, specs, extra, checked_mode ? -1 : part, fetch_at_step);
+  auto const plan = view_of_plan(built);
   check_plan(who, plan, part);
   run_plan(core, part, plan, operands, E::global_num_programs, body);
 }
