@@ -1,6 +1,7 @@
 // Two translation units that both include the whole library link into one program:
-// everything in the headers is inline or a template (DESIGN.md §10), and the process-wide
-// device is one object, whichever TU launches a kernel.
+// everything in the headers is inline or a template (DESIGN.md §10), or, under separate
+// compilation (link.two_translation_units.separate), defined once in the runtime's TU; the
+// process-wide device is one object, whichever TU launches a kernel.
 #include <pallas/pallas.hpp>
 
 #include <cstdio>
