@@ -15,8 +15,9 @@
 //                          mode's bookkeeping, the trace and reports) is declared by the
 //                          headers and compiled once, in the translation unit that defines
 //                          PALLAS_RUNTIME_SOURCE before including <pallas/pallas.hpp>
-//                          (src/pallas_runtime.cpp; CMake: link pallas::runtime). Kernel
-//                          translation units then neither parse nor optimize it. Every
+//                          (<pallas/runtime_source.hpp>; CMake: link pallas::runtime, or
+//                          pallas::runtime_mpi). Kernel translation units then neither
+//                          parse nor optimize it. Every
 //                          translation unit of the program, the runtime's included, must be
 //                          built with the same PALLAS_CHECKED and PALLAS_USE_MPI: a mismatch
 //                          is a link error naming the runtime's settings.
