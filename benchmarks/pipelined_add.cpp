@@ -11,13 +11,22 @@
 // inline), 256 x 512 blocks, and the same blocked copies written by hand (each row of a block
 // copied with memcpy into the thread's own buffers, added there, copied back) on the same
 // threads: what the copy engine's row prefetch and streaming stores are worth against the
-// obvious copy loop (add_pipelined_*_vs_blocked_copies_*; measured 2.2-2.35x, 2 CPUs).
+// obvious copy loop (add_pipelined_*_vs_blocked_copies_*; measured 2.2-2.35x, 2 CPUs); and the
+// thread executor's design written by hand (a helper thread and a core, no library):
+// add_handwritten_dmathread_vs_fused_1t is that design's ceiling on this machine, and
+// add_pipelined_1core_vs_handwritten_dmathread what the library's engine costs over it.
 
 #include <benchmark/benchmark.h>
 
+#include <atomic>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
+
+#if defined(__AVX__)
+#  include <immintrin.h>
+#endif
 
 #include <pallas/pallas.hpp>
 
@@ -96,6 +105,98 @@ void BM_add_blocked_copies(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
 }
 
+// The thread executor's design written by hand, without the library: what its goal line is
+// measured against to tell the design's ceiling on this machine from the library's overhead.
+// A helper thread (the DMA thread) copies the next block's rows of x and y into the second
+// pair of buffers, in chunks of 16 rows that the core also claims when it gets there first
+// (help-first); the core adds into its own pair of output buffers and writes each block back
+// with streaming stores one step later, as the pipeline's plan does.
+void BM_add_handwritten_dmathread(benchmark::State& state) {
+  constexpr pl::index_t b = 128, blocks_per_row = cols / b, blocks = rows / b * blocks_per_row;
+  constexpr int chunk_rows = 16, chunks_per_operand = b / chunk_rows, chunks = 2 * chunks_per_operand;
+  constexpr pl::index_t prefetch_rows = 6;
+  auto const& x = x_array();
+  auto const& y = y_array();
+  array o;
+  struct alignas(64) block_state {
+    std::atomic<int> next{0}, done{0};
+  };
+  auto const state_of = std::make_unique<block_state[]>(blocks);
+  struct buffers {
+    alignas(64) float x[2][b * b], y[2][b * b], o[2][b * b];
+  };
+  auto const buf = std::make_unique<buffers>();
+  // Chunk k of block n: rows [16 (k % 8), 16 (k % 8 + 1)) of x (k < 8) or y.
+  auto move_chunk = [&](pl::index_t n, int k) {
+    float const* src = (k < chunks_per_operand ? x : y).data();
+    float* dst = k < chunks_per_operand ? buf->x[n % 2] : buf->y[n % 2];
+    pl::index_t const first = (k % chunks_per_operand) * chunk_rows, last = first + chunk_rows;
+    pl::index_t const origin = n / blocks_per_row * b * cols + n % blocks_per_row * b;
+    for (pl::index_t r = first; r < last; ++r) {
+      if (r + prefetch_rows < last)
+        for (pl::index_t c = 0; c < b; c += 16) __builtin_prefetch(src + origin + (r + prefetch_rows) * cols + c);
+      std::memcpy(dst + r * b, src + origin + r * cols, b * sizeof(float));
+    }
+  };
+  auto claim = [&](pl::index_t n) {
+    for (int k; (k = state_of[n].next.fetch_add(1, std::memory_order_acq_rel)) < chunks;) {
+      move_chunk(n, k);
+      state_of[n].done.fetch_add(1, std::memory_order_release);
+    }
+  };
+  auto write_back = [&](pl::index_t n) {
+    float const* from = buf->o[n % 2];
+    float* to = o.data() + n / blocks_per_row * b * cols + n % blocks_per_row * b;
+    for (pl::index_t r = 0; r < b; ++r) {
+#if defined(__AVX__)
+      for (pl::index_t c = 0; c < b; c += 8) _mm256_stream_ps(to + r * cols + c, _mm256_load_ps(from + r * b + c));
+#else
+      std::memcpy(to + r * cols, from + r * b, b * sizeof(float));
+#endif
+    }
+  };
+  for (auto _ : state) {
+    for (pl::index_t n = 0; n < blocks; ++n) {
+      state_of[n].next.store(0, std::memory_order_relaxed);
+      state_of[n].done.store(0, std::memory_order_relaxed);
+    }
+    std::atomic<pl::index_t> started{0};  // the blocks whose copies the core has started
+    std::jthread dma([&](std::stop_token stop) {
+      for (pl::index_t n = 0; n < blocks && !stop.stop_requested();) {
+        if (n >= started.load(std::memory_order_acquire)) continue;  // spin: a step is ~10 us
+        claim(n++);
+      }
+    });
+    std::jthread core([&] {
+      started.store(1, std::memory_order_release);
+      for (pl::index_t n = 0; n < blocks; ++n) {
+        if (n + 1 < blocks) started.store(n + 2, std::memory_order_release);  // fetch the next block
+        claim(n);                                                            // help with this one
+        while (state_of[n].done.load(std::memory_order_acquire) < chunks) {
+        }
+        float const* xs = buf->x[n % 2];
+        float const* ys = buf->y[n % 2];
+        float* os = buf->o[n % 2];
+        for (pl::index_t k = 0; k < b * b; ++k) os[k] = xs[k] + ys[k];
+        if (n > 0) write_back(n - 1);
+      }
+      write_back(blocks - 1);
+#if defined(__AVX__)
+      _mm_sfence();
+#endif
+    });
+    core.join();
+    dma.request_stop();
+    benchmark::DoNotOptimize(o.data());
+  }
+  for (pl::index_t k = 0; k < o.size(); ++k)
+    if (o.data()[k] != 5.0f) {
+      state.SkipWithError("the hand-written DMA-thread add is wrong");
+      break;
+    }
+  state.SetBytesProcessed(state.iterations() * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
+}
+
 template <int Cores, pl::index_t BM, pl::index_t BN, pltpu::dma_executor Executor = pltpu::dma_executor::automatic>
 void BM_add_pipelined(benchmark::State& state) {
   pltpu::scoped_dma_executor use(Executor);
@@ -122,6 +223,7 @@ BENCHMARK(BM_add_fused<2>)->Name("BM_add_fused_2t")->UseRealTime()->Unit(benchma
 BENCHMARK(BM_add_fused<1>)->Name("BM_add_fused_1t")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_blocked_copies<2>)->Name("BM_add_blocked_copies_2t")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_blocked_copies<1>)->Name("BM_add_blocked_copies_1t")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_add_handwritten_dmathread)->Name("BM_add_handwritten_dmathread")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_pipelined<2, 128, 128>)->Name("BM_add_pipelined_2core")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_pipelined<1, 128, 128>)->Name("BM_add_pipelined_1core")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_pipelined<1, 128, 128, pltpu::dma_executor::on_core>)
@@ -146,6 +248,10 @@ static int const goals = [] {
                     "BM_add_blocked_copies_2t/real_time");
   speed_information("add_pipelined_1core_vs_blocked_copies_1t", "BM_add_pipelined_1core/real_time",
                     "BM_add_blocked_copies_1t/real_time");
+  speed_information("add_handwritten_dmathread_vs_fused_1t", "BM_add_handwritten_dmathread/real_time",
+                    "BM_add_fused_1t/real_time");
+  speed_information("add_pipelined_1core_vs_handwritten_dmathread", "BM_add_pipelined_1core/real_time",
+                    "BM_add_handwritten_dmathread/real_time");
   speed_information("add_fused_2t_vs_fused_1t", "BM_add_fused_2t/real_time", "BM_add_fused_1t/real_time");
   return 0;
 }();
