@@ -16,21 +16,23 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
-#include <boost/hana/ext/std/tuple.hpp>
-#include <boost/hana/for_each.hpp>
+#include <boost/mp11/algorithm.hpp>
 
 #include <pallas/config.hpp>
 #include <pallas/detail/pipeline/executor.hpp>
+#include <pallas/detail/pipeline/operand_io.hpp>
 #include <pallas/detail/pipeline/operand.hpp>
 #include <pallas/detail/pipeline/plan.hpp>
 #include <pallas/detail/pipeline/plan_builder.hpp>
 #include <pallas/detail/pipeline/rule_words.hpp>
 #include <pallas/detail/pipeline/rules.hpp>
+#include <pallas/detail/pipeline/shared_instances.hpp>
 #include <pallas/detail/pipeline/spec_rules.hpp>
 #include <pallas/detail/pipeline/split.hpp>
 #include <pallas/detail/pipeline/static_rules.hpp>
@@ -283,13 +285,6 @@ struct static_plan_of<E, true> {
   static constexpr typename E::static_view plan = E::view_of(runs, events);
 };
 
-template <class E, class Seq = std::make_index_sequence<E::num_operands>>
-struct operand_tuple;
-template <class E, std::size_t... K>
-struct operand_tuple<E, std::index_sequence<K...>> {
-  using type = std::tuple<pipeline_operand<typename E::template spec_t<K>, typename E::template ref_t<K>>...>;
-};
-
 /// Throws the first rule a plan breaks on core `core` (two cores one block: where the plan
 /// has every core's part).
 template <class Plan>
@@ -297,55 +292,39 @@ void check_plan(caller who, Plan const& plan, int core) {
   if (auto const v = check_grid_rules(plan, core); v.found()) report_grid_rule(caller_name(who), plan, v);
 }
 
-/// Runs part `part` of `plan` on `core`: allocates the operands' slots, then executes.
-template <class Plan, class Operands, class Body>
-void run_plan(core_state& core, int part, Plan const& plan, Operands& operands, bool global_num_programs, Body&& body) {
-  struct release_guard {  // on the way out (an error too), no copy may touch the slots any more
-    core_state& core;
-    std::int64_t mark;
-    ~release_guard() {
-      core.dma.quiesce();
-      core.vmem.release(mark);
-    }
-  } guard{core, core.vmem.mark()};
-  auto const& cp = plan.core(static_cast<std::size_t>(part));
-  [&]<std::size_t... K>(std::index_sequence<K...>) {
-    (std::get<K>(operands).allocate(core, cp.buffer_count[K]), ...);
-    auto const c = static_cast<std::size_t>(part);
-    execute_plan(core, part, plan, operands, global_num_programs, [&](auto const& bound) {
-      body(std::get<K>(operands).body_ref(
-          bound[K].slot, plan.runs_of(c, K).empty() ? std::span<index_t const>{}
-                                                     : plan.block(plan.runs_of(c, K)[static_cast<std::size_t>(bound[K].run)], K))...);
-    });
-  }(std::make_index_sequence<Plan::num_operands>{});
-}
-
 /// The plan of engine E built at run time, for every part (only_part < 0) or one.
 template <class E, class Specs, class Extra>
 dynamic_plan<E::grid_rank, E::num_operands> build_dynamic_plan(int num_cores, std::array<index_t, E::grid_rank> const& extents,
                                                                typename E::descs_type const& descs, Specs const& specs,
                                                                Extra const& extra, int only_part, bool fetch_at_step = false) {
-  dynamic_plan<E::grid_rank, E::num_operands> plan;
-  plan_grid<E::grid_rank> const pg{extents, E::static_axes(), E::parallel, E::policy, num_cores, fetch_at_step};
+  constexpr std::size_t R = E::grid_rank;
+  dynamic_plan<R, E::num_operands> plan;
+  plan_grid<R> const pg{extents, E::static_axes(), E::parallel, E::policy, num_cores, fetch_at_step};
   // Index maps may ask pl::program_id / pl::num_programs for the point they are called at.
   grid_frame frame;
-  frame.rank = static_cast<int>(E::grid_rank);
-  if constexpr (E::grid_rank > 0)
-    for (std::size_t a = 0; a < E::grid_rank; ++a) frame.num_programs[a] = extents[a];
+  frame.rank = static_cast<int>(R);
+  if constexpr (R > 0)
+    for (std::size_t a = 0; a < R; ++a) frame.num_programs[a] = extents[a];
   struct frame_guard {
     grid_frame const* previous = index_map_frame;
     ~frame_guard() { index_map_frame = previous; }
   } restore;
   index_map_frame = &frame;
-  build_plan(
-      plan, pg, descs,
-      [&](auto k, auto const& point, index_t* out) {
-        using spec = typename E::template spec_t<decltype(k)::value>;
-        if constexpr (E::grid_rank > 0)
-          for (std::size_t a = 0; a < E::grid_rank; ++a) frame.program_id[a] = point[a];
-        if constexpr (!spec::raw) block_index_at<spec>(std::get<decltype(k)::value>(specs).index_map, point, extra, out);
-      },
-      only_part);
+  struct context {
+    Specs const& specs;
+    Extra const& extra;
+    grid_frame& frame;
+  } const ctx{specs, extra, frame};
+  auto const call = [](void const* c, std::size_t k, std::array<index_t, R> const& point, index_t* out) {
+    auto const& x = *static_cast<context const*>(c);
+    if constexpr (R > 0)
+      for (std::size_t a = 0; a < R; ++a) x.frame.program_id[a] = point[a];
+    boost::mp11::mp_with_index<E::num_operands>(k, [&](auto kk) {
+      using spec = typename E::template spec_t<decltype(kk)::value>;
+      if constexpr (!spec::raw) block_index_at<spec>(std::get<decltype(kk)::value>(x.specs).index_map, point, x.extra, out);
+    });
+  };
+  build_plan_at_run_time(plan, pg, descs, erased_block_of<R>{call, &ctx}, only_part);
   return plan;
 }
 
@@ -383,26 +362,40 @@ void run_pipeline(core_state& core, int part, int num_cores, GridT const& grid, 
     if (!split_rule_holds(num_cores, E::parallel))
       fail("pallas::", caller_name(who), ": " PALLAS_RULE_NO_PARALLEL_AXIS " (", num_cores, " cores)");
   auto const descs = describe_refs<E>(refs);
-  auto operands = [&]<std::size_t... K>(std::index_sequence<K...>) {
-    return typename operand_tuple<E>::type{
-        pipeline_operand<typename E::template spec_t<K>, typename E::template ref_t<K>>(std::get<K>(specs), std::get<K>(refs),
-                                                                                     descs[K], who)...};
+  std::array<operand_io, N> operands = [&]<std::size_t... K>(std::index_sequence<K...>) {
+    return std::array<operand_io, N>{
+        make_operand_io<typename E::template spec_t<K>>(std::get<K>(refs), descs[K], who)...};
   }(std::make_index_sequence<N>{});
-  boost::hana::for_each(operands, [](auto& op) { op.count_traffic(&pipeline_tag<E>); });
+  for (operand_io& op : operands) op.count_traffic(&pipeline_tag<E>);
+
+  // The body thunk: the one part of the run that knows the kernel's types.
+  struct context {
+    Refs const& refs;
+    std::array<operand_io, N> const& operands;
+    std::remove_reference_t<Body>& body;
+  } const ctx{refs, operands, body};
+  body_call const call{[](void const* c, std::span<bound_block const> bound) {
+                         auto const& x = *static_cast<context const*>(c);
+                         [&]<std::size_t... K>(std::index_sequence<K...>) {
+                           x.body(body_ref_of<typename E::template spec_t<K>>(x.operands[K], std::get<K>(x.refs),
+                                                                              bound[K].slot, bound[K].block)...);
+                         }(std::make_index_sequence<N>{});
+                       },
+                       &ctx};
 
   bool const fetch_at_step = core.launch->conventions.fetch_at_step;
   if constexpr (plan_is_static_v<E>) {
     if (num_cores == E::static_cores && !fetch_at_step) {
       auto const plan = view_of_plan(static_plan_of<E>::plan);
       if constexpr (static_rule_violation<E, true>().found()) check_plan(who, plan, part);
-      run_plan(core, part, plan, operands, E::global_num_programs, body);
+      run_plan(core, part, plan, operands, E::global_num_programs, call);
       return;
     }
   }
   auto const built = build_dynamic_plan<E>(num_cores, extents, descs, specs, extra, checked_mode ? -1 : part, fetch_at_step);
   auto const plan = view_of_plan(built);
   check_plan(who, plan, part);
-  run_plan(core, part, plan, operands, E::global_num_programs, body);
+  run_plan(core, part, plan, operands, E::global_num_programs, call);
 }
 
 }  // namespace pallas::detail

@@ -2,18 +2,18 @@
 #pragma once
 // Runs one core's part of a plan: a loop over its events that issues the copies through the
 // DMA engine and calls the body. Every decision (what to fetch when, which slot, when to
-// write back) was taken by the plan builder.
+// write back) was taken by the plan builder. Nothing here knows a kernel's types: the
+// operands are operand_io, the body a body_call, so pipelines of one grid rank and operand
+// count share one executor.
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
+#include <span>
 #include <string>
-#include <tuple>
-#include <utility>
 
-#include <boost/mp11/algorithm.hpp>
-
+#include <pallas/detail/pipeline/operand_io.hpp>
 #include <pallas/detail/pipeline/plan.hpp>
 #include <pallas/detail/pipeline/rules.hpp>
 #include <pallas/detail/runtime/core.hpp>
@@ -65,23 +65,31 @@ class grid_scope {
   scoped_error_context push_;
 };
 
-/// What the body sees of one operand at a step: a slot, and the run whose block it holds.
-struct binding {
+/// What the body sees of one operand at a step: a slot, and the block it holds.
+struct bound_block {
   int slot = 0;
-  std::int32_t run = 0;
+  std::span<index_t const> block{};
 };
 
-/// Executes part `part`'s events of `plan` on `core` over `operands` (a tuple, inputs then
-/// outputs, in the plan's order); `call_body(bindings)` runs one step's body with what each
-/// operand's ref points at.
-template <class Plan, class Operands, class CallBody>
-void execute_plan(core_state& core, int part, Plan const& plan, Operands& operands, bool global_num_programs,
-                  CallBody&& call_body) {
-  constexpr std::size_t N = Plan::num_operands;
+/// A pipeline's body with its types erased: `call(context, bound)` runs one step with what
+/// each operand's ref points at (the typed part, per kernel, is engine.hpp's body thunk).
+struct body_call {
+  void (*call)(void const* context, std::span<bound_block const> bound);
+  void const* context;
+};
+
+/// Executes part `part`'s events of `plan` on `core` over `operands` (inputs then outputs,
+/// in the plan's order). A template on the grid's rank and the operand count only: every
+/// pipeline of that shape shares it.
+template <std::size_t R, std::size_t N>
+void execute_plan(core_state& core, int part, plan_view<R, N> const& plan, std::span<operand_io> operands,
+                  bool global_num_programs, body_call body) {
   auto const c = static_cast<std::size_t>(part);
   auto const& box = plan.core(c).box;
-  grid_scope<Plan::grid_rank> scope(core, global_num_programs || box.linear ? plan.grid : box.extents);
-  std::array<binding, N> bound{};
+  grid_scope<R> scope(core, global_num_programs || box.linear ? plan.grid : box.extents);
+  std::array<bound_block, N> bound{};
+  for (std::size_t k = 0; k < N; ++k)
+    if (auto const runs = plan.runs_of(c, k); !runs.empty()) bound[k].block = plan.block(runs[0], k);
   for (plan_event const& e : plan.events_of(c)) {
     switch (e.kind) {
       case event_kind::body: {
@@ -94,30 +102,45 @@ void execute_plan(core_state& core, int part, Plan const& plan, Operands& operan
             t.point = tuple_string(scope.point());
             t.name = "step " + t.point;
           });
-          call_body(bound);
+          body.call(body.context, bound);
         }
         core.launch->check_aborted();
         break;
       }
       case event_kind::bind:
-        bound[e.operand] = {e.slot, e.index};
+        bound[e.operand] = {e.slot, plan.block(plan.runs_of(c, e.operand)[static_cast<std::size_t>(e.index)], e.operand)};
         break;
-      default:
-        boost::mp11::mp_with_index<N>(e.operand, [&](auto k) {
-          auto& op = std::get<k>(operands);
-          if constexpr (!std::remove_cvref_t<decltype(op)>::raw) {
-            auto const block = plan.block(plan.runs_of(c, k)[static_cast<std::size_t>(e.index)], k);
-            switch (e.kind) {
-              case event_kind::fetch_start: op.start(core, block, e.slot, false); break;
-              case event_kind::fetch_wait: op.wait(core, block, e.slot, false); break;
-              case event_kind::writeback_start: op.start(core, block, e.slot, true); break;
-              case event_kind::writeback_wait: op.wait(core, block, e.slot, true); break;
-              default: break;
-            }
-          }
-        });
+      default: {
+        operand_io& op = operands[e.operand];
+        if (!op.buffered()) break;
+        auto const block = plan.block(plan.runs_of(c, e.operand)[static_cast<std::size_t>(e.index)], e.operand);
+        switch (e.kind) {
+          case event_kind::fetch_start: op.start(core, block, e.slot, false); break;
+          case event_kind::fetch_wait: op.wait(core, block, e.slot, false); break;
+          case event_kind::writeback_start: op.start(core, block, e.slot, true); break;
+          case event_kind::writeback_wait: op.wait(core, block, e.slot, true); break;
+          default: break;
+        }
+      }
     }
   }
+}
+
+/// Runs part `part` of `plan` on `core`: allocates the operands' slots, then executes.
+template <std::size_t R, std::size_t N>
+void run_plan(core_state& core, int part, plan_view<R, N> const& plan, std::span<operand_io> operands,
+              bool global_num_programs, body_call body) {
+  struct release_guard {  // on the way out (an error too), no copy may touch the slots any more
+    core_state& core;
+    std::int64_t mark;
+    ~release_guard() {
+      core.dma.quiesce();
+      core.vmem.release(mark);
+    }
+  } guard{core, core.vmem.mark()};
+  auto const& cp = plan.core(static_cast<std::size_t>(part));
+  for (std::size_t k = 0; k < N; ++k) operands[k].allocate(core, cp.buffer_count[k]);
+  execute_plan(core, part, plan, operands, global_num_programs, body);
 }
 
 }  // namespace pallas::detail

@@ -237,4 +237,23 @@ constexpr void build_plan(Plan& plan, plan_grid<Plan::grid_rank> const& grid,
   }
 }
 
+/// An index-map callback for the plan builder with the kernel's types erased, so that the
+/// builder is compiled once per grid rank and operand count, not once per pipeline.
+template <std::size_t R>
+struct erased_block_of {
+  void (*call)(void const* context, std::size_t operand, std::array<index_t, R> const& point, index_t* out);
+  void const* context;
+  template <class K>
+  void operator()(K, std::array<index_t, R> const& point, index_t* out) const {
+    call(context, K::value, point, out);
+  }
+};
+
+/// Builds `plan` at run time for every part (only_part < 0) or one.
+template <std::size_t R, std::size_t N>
+void build_plan_at_run_time(dynamic_plan<R, N>& plan, plan_grid<R> const& grid, std::array<operand_desc, N> const& descs,
+                            erased_block_of<R> const& block_of, int only_part) {
+  build_plan(plan, grid, descs, block_of, only_part);
+}
+
 }  // namespace pallas::detail
