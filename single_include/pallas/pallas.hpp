@@ -81,6 +81,7 @@ inline constexpr bool checked_mode = PALLAS_CHECKED != 0;
 // ---- begin pallas/error.hpp ----
 // The pallas::error family: every run-time failure the library reports.
 
+#include <cstddef>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -135,12 +136,29 @@ class io_error : public error {
 
 namespace detail {
 
-/// Streams every argument into one string.
+/// The type a message part is formatted as: string literals as `char const*`, so that
+/// messages differing only in their literals' lengths share one formatter.
+template <class T>
+struct message_part {
+  using type = T;
+};
+template <std::size_t N>
+struct message_part<char[N]> {
+  using type = char const*;
+};
+
+/// Streams every argument into one string (str's formatter).
 template <class... Parts>
-std::string str(Parts const&... parts) {
+[[gnu::cold]] std::string format_parts(Parts const&... parts) {
   std::ostringstream out;
   (out << ... << parts);
   return out.str();
+}
+
+/// Streams every argument into one string.
+template <class... Parts>
+std::string str(Parts const&... parts) {
+  return format_parts<typename message_part<Parts>::type...>(parts...);
 }
 
 /// Where the current thread is (core, grid point, operand): a stack of frames the runtime
@@ -172,11 +190,17 @@ class scoped_error_context {
 /// The current frames, innermost last: " (core 1, grid point (0, 3))", or "".
 [[gnu::cold]] std::string describe_error_context();
 
+/// fail's thrower, one per list of part types (string literals as `char const*`).
+template <class E, class... Parts>
+[[noreturn, gnu::cold, gnu::noinline]] void fail_with(Parts const&... parts) {
+  throw E(format_parts(parts...) + describe_error_context());
+}
+
 /// Throws E (a pallas::error) whose message is the concatenated parts followed by the
 /// current error context.
 template <class E = error, class... Parts>
 [[noreturn]] void fail(Parts const&... parts) {
-  throw E(str(parts...) + describe_error_context());
+  fail_with<E, typename message_part<Parts>::type...>(parts...);
 }
 
 }  // namespace detail
