@@ -16149,10 +16149,9 @@ inline bool write_svg(std::string const& path, std::uint64_t launch = last_launc
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <concepts>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -16502,17 +16501,13 @@ void encode_le(T v, std::byte* p) noexcept {
 /// A shape as numpy prints it, `pl::dyn` as "dyn": "(3, dyn)", "(5,)", "()".
 template <class Range>
 std::string shape_string(Range const& extents) {
-  std::ostringstream out;
-  out << '(';
+  std::string out = "(";
   std::size_t r = 0;
   for (index_t e : extents) {
-    out << (r++ ? ", " : "");
-    if (e == dyn)
-      out << "dyn";
-    else
-      out << e;
+    out += r++ ? ", " : "";
+    out += e == dyn ? std::string("dyn") : std::to_string(e);
   }
-  return out.str() + (r == 1 ? ",)" : ")");
+  return out + (r == 1 ? ",)" : ")");
 }
 
 /// ", 3, pl::dyn" for the extents 3, dyn.
@@ -16523,35 +16518,83 @@ std::string template_arguments(std::array<index_t, N> const& extents) {
   return out;
 }
 
-inline std::string quoted(std::filesystem::path const& path) {
-  return "'" + path.string() + "'";
-}
+inline std::string quoted(std::string const& path) { return "'" + path + "'"; }
 
-inline std::string errno_text(int code) {
-  return std::generic_category().message(code);
-}
+inline std::string errno_text(int code) { return std::generic_category().message(code); }
+
+/// A file opened with std::fopen, closed when it goes (C stdio: the header then needs no
+/// <fstream> or <filesystem>, which cost every translation unit a tenth of its parse).
+class file {
+ public:
+  file(std::string const& path, char const* mode) noexcept : f_(std::fopen(path.c_str(), mode)) {}
+  ~file() {
+    if (f_) std::fclose(f_);
+  }
+  file(file const&) = delete;
+  file& operator=(file const&) = delete;
+  explicit operator bool() const noexcept { return f_ != nullptr; }
+
+  /// Reads up to `n` bytes; how many it read.
+  std::uint64_t read(void* to, std::uint64_t n) noexcept { return std::fread(to, 1, static_cast<std::size_t>(n), f_); }
+  bool write(void const* from, std::uint64_t n) noexcept {
+    return std::fwrite(from, 1, static_cast<std::size_t>(n), f_) == static_cast<std::size_t>(n);
+  }
+  /// The file's size in bytes, the position left at its start; -1 if unknown.
+  std::int64_t size() noexcept {
+    if (std::fseek(f_, 0, SEEK_END) != 0) return -1;
+    long const end = std::ftell(f_);
+    return std::fseek(f_, 0, SEEK_SET) == 0 ? end : -1;
+  }
+  /// Closes the file; false if writing what was buffered failed.
+  bool close() noexcept {
+    int const r = std::fclose(f_);
+    f_ = nullptr;
+    return r == 0;
+  }
+
+ private:
+  std::FILE* f_;
+};
 
 }  // namespace detail::npy
+
+/// A file name for pl::save_npy and pl::load_npy: a string, or a std::filesystem::path
+/// (anything with a `.string()`), taken as the native name.
+class npy_path {
+ public:
+  npy_path(char const* path) : text_(path) {}
+  npy_path(std::string path) : text_(std::move(path)) {}
+  npy_path(std::string_view path) : text_(path) {}
+  template <class Path>
+    requires requires(Path const& p) {
+      { p.string() } -> std::convertible_to<std::string>;
+    }
+  npy_path(Path const& path) : text_(path.string()) {}
+
+  std::string const& string() const noexcept { return text_; }
+
+ private:
+  std::string text_;
+};
 
 /// Writes `array` to `path` as np.save would (format 1.0, little-endian, C order; bfloat16
 /// as ml_dtypes' '<V2'), replacing the file. Throws pallas::io_error when it cannot.
 template <class T, index_t... Dims>
-void save_npy(std::filesystem::path const& path, Array<T, Dims...> const& array) {
+void save_npy(npy_path const& path, Array<T, Dims...> const& array) {
   if constexpr (detail::npy::check_dtype<T>()) {
     using codec = detail::npy::codec<T>;
-    std::string const where = "pallas::save_npy: " + detail::npy::quoted(path) + ": ";
+    std::string const where = "pallas::save_npy: " + detail::npy::quoted(path.string()) + ": ";
     auto const extents = array.shape().all();
     std::string const header = detail::npy::make_header(
         codec::write, std::vector<index_t>(extents.begin(), extents.end()));
 
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    detail::npy::file out(path.string(), "wb");
     if (!out)
       detail::fail<io_error>(where, "cannot open for writing: ", detail::npy::errno_text(errno));
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
+    bool written = out.write(header.data(), header.size());
     auto const n = static_cast<std::size_t>(array.size());
     if constexpr (std::endian::native == std::endian::little && !std::is_same_v<T, bool>) {
-      out.write(reinterpret_cast<char const*>(array.data()),
-                static_cast<std::streamsize>(n * sizeof(T)));
+      written = written && out.write(array.data(), n * sizeof(T));
     } else {  // bool: one byte 0 / 1 whatever the platform's bool holds; big-endian hosts
       constexpr std::size_t chunk = 4096;
       std::vector<std::byte> bytes(chunk * sizeof(T));
@@ -16559,12 +16602,11 @@ void save_npy(std::filesystem::path const& path, Array<T, Dims...> const& array)
         std::size_t const m = n - k < chunk ? n - k : chunk;
         for (std::size_t j = 0; j < m; ++j)
           detail::npy::encode_le(array.data()[k + j], &bytes[j * sizeof(T)]);
-        out.write(reinterpret_cast<char const*>(bytes.data()),
-                  static_cast<std::streamsize>(m * sizeof(T)));
+        written = written && out.write(bytes.data(), m * sizeof(T));
       }
     }
-    out.close();
-    if (!out) detail::fail<io_error>(where, "writing failed: ", detail::npy::errno_text(errno));
+    if (!out.close() || !written)
+      detail::fail<io_error>(where, "writing failed: ", detail::npy::errno_text(errno));
   }
 }
 
@@ -16572,7 +16614,7 @@ void save_npy(std::filesystem::path const& path, Array<T, Dims...> const& array)
 /// sizeof...(Dims), and each static extent equal; `pl::dyn` extents are the file's.
 /// Throws pallas::io_error naming the file and what was found and expected.
 template <class T, index_t... Dims>
-Array<T, Dims...> load_npy(std::filesystem::path const& path) {
+Array<T, Dims...> load_npy(npy_path const& path) {
   using array_type = Array<T, Dims...>;
   if constexpr (!detail::npy::check_dtype<T>()) {
     detail::fail<error>("pallas::load_npy: not a pallas dtype");  // reported above
@@ -16580,18 +16622,17 @@ Array<T, Dims...> load_npy(std::filesystem::path const& path) {
     namespace npy = detail::npy;
     using codec = npy::codec<T>;
     constexpr std::size_t rank = sizeof...(Dims);
-    std::string const where = "pallas::load_npy: " + npy::quoted(path) + ": ";
+    std::string const where = "pallas::load_npy: " + npy::quoted(path.string()) + ": ";
 
-    std::ifstream in(path, std::ios::binary);
+    npy::file in(path.string(), "rb");
     if (!in) detail::fail<io_error>(where, "cannot open for reading: ", npy::errno_text(errno));
-    in.seekg(0, std::ios::end);
-    auto const file_bytes = static_cast<std::uint64_t>(in.tellg());
-    in.seekg(0, std::ios::beg);
+    std::int64_t const size = in.size();
+    if (size < 0) detail::fail<io_error>(where, "cannot tell its size: ", npy::errno_text(errno));
+    auto const file_bytes = static_cast<std::uint64_t>(size);
 
     // Magic, version, header length.
     std::array<char, npy::magic_bytes + 4> pre{};
-    in.read(pre.data(), npy::magic_bytes);
-    if (in.gcount() != static_cast<std::streamsize>(npy::magic_bytes) ||
+    if (in.read(pre.data(), npy::magic_bytes) != npy::magic_bytes ||
         std::string_view(pre.data(), npy::magic.size()) != npy::magic)
       detail::fail<io_error>(where, "not a .npy file (it does not begin with \"\\x93NUMPY\")");
     int const major = static_cast<unsigned char>(pre[6]),
@@ -16600,8 +16641,7 @@ Array<T, Dims...> load_npy(std::filesystem::path const& path) {
       detail::fail<io_error>(where, "format version ", major, ".", minor,
                              " is not one pallas reads (1.0, 2.0, 3.0)");
     std::size_t const len_bytes = major == 1 ? 2 : 4;
-    in.read(pre.data() + npy::magic_bytes, static_cast<std::streamsize>(len_bytes));
-    if (in.gcount() != static_cast<std::streamsize>(len_bytes))
+    if (in.read(pre.data() + npy::magic_bytes, len_bytes) != len_bytes)
       detail::fail<io_error>(where, "truncated: the file ends inside the header length");
     std::uint64_t header_len = 0;
     for (std::size_t b = 0; b < len_bytes; ++b)
@@ -16611,8 +16651,7 @@ Array<T, Dims...> load_npy(std::filesystem::path const& path) {
       detail::fail<io_error>(where, "truncated or corrupt: the header claims ", header_len,
                              " bytes, the file has ", file_bytes);
     std::string text(static_cast<std::size_t>(header_len), '\0');
-    in.read(text.data(), static_cast<std::streamsize>(header_len));
-    if (in.gcount() != static_cast<std::streamsize>(header_len))
+    if (in.read(text.data(), header_len) != header_len)
       detail::fail<io_error>(where, "truncated: the file ends inside the header");
     npy::header const h = npy::header_parser(text, where).parse();
 
@@ -16659,8 +16698,7 @@ Array<T, Dims...> load_npy(std::filesystem::path const& path) {
     array_type a(uninitialized, array_type::shape_type::from_all(extents));
     bool const fortran = h.fortran_order && rank > 1;
     auto const read_bytes = [&](char* dst, std::uint64_t bytes) {
-      in.read(dst, static_cast<std::streamsize>(bytes));
-      if (static_cast<std::uint64_t>(in.gcount()) != bytes)
+      if (in.read(dst, bytes) != bytes)
         detail::fail<io_error>(where, "reading the data failed: ", npy::errno_text(errno));
     };
     if (std::endian::native == std::endian::little && !d->big_endian() && !fortran &&

@@ -264,6 +264,9 @@ TEST_CASE("npy: files that are not valid .npy files are io_errors", "[npy]") {
   };
   CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<float, 2, 3>(dir / "missing.npy"); }),
              Catch::Contains("missing.npy': cannot open for reading"));
+  fs::create_directory(dir / "a_directory.npy");  // opens on Linux, but holds no bytes to read
+  CHECK_THAT(error_of<pl::io_error>([&] { (void)pl::load_npy<float, 2, 3>(dir / "a_directory.npy"); }),
+             Catch::Contains("a_directory.npy'"));
   CHECK_THAT(load(""), Catch::Contains("not a .npy file"));
   CHECK_THAT(load("x,y\n1,2\n3,4\n"), Catch::Contains("not a .npy file"));
   CHECK_THAT(load(good.substr(0, 9)),
@@ -331,4 +334,14 @@ TEST_CASE("npy: save_npy to a path it cannot write is an io_error naming it", "[
   std::string const msg = error_of<pl::io_error>([&] { pl::save_npy(p, pl::Array<float, 2>{1.0f, 2.0f}); });
   CHECK_THAT(msg,
              Catch::Contains("pallas::save_npy: '" + p.string() + "': cannot open for writing"));
+}
+
+TEST_CASE("npy: a path may be a std::filesystem::path, a std::string, a string_view or a literal", "[npy]") {
+  scratch_dir const dir;
+  pl::Array<std::int32_t, 2, 2> const a{1, -2, 3, -4};
+  std::string const name = (dir / "named.npy").string();
+  pl::save_npy(name, a);                                  // std::string
+  CHECK(pl::load_npy<std::int32_t, 2, 2>(name.c_str()) == a);         // char const*
+  CHECK(pl::load_npy<std::int32_t, 2, 2>(std::string_view(name)) == a);  // std::string_view
+  CHECK(pl::load_npy<std::int32_t, pl::dyn, 2>(fs::path(name)).shape().extent(0) == 2);
 }
