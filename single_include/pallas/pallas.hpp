@@ -15201,9 +15201,13 @@ void build_plan_at_run_time(dynamic_plan<R, N>& plan, plan_grid<R> const& grid, 
 
 
 /// The (grid rank, operand count) pairs the runtime compiles: grid ranks 1 to 3, 2 to 4
-/// operands (inputs and outputs). Each costs the runtime's translation unit about 0.5 s.
-#define PALLAS_SHARED_PIPELINE_SHAPES(X) \
-  X(1, 2) X(1, 3) X(1, 4) X(2, 2) X(2, 3) X(2, 4) X(3, 2) X(3, 3) X(3, 4)
+/// operands (inputs and outputs). Each costs the runtime's translation unit about 0.5 s. A
+/// program may list its own, the same for every translation unit and the runtime's:
+/// `-D'PALLAS_SHARED_PIPELINE_SHAPES(X)=X(2, 3) X(4, 5)'`.
+#ifndef PALLAS_SHARED_PIPELINE_SHAPES
+#  define PALLAS_SHARED_PIPELINE_SHAPES(X) \
+    X(1, 2) X(1, 3) X(1, 4) X(2, 2) X(2, 3) X(2, 4) X(3, 2) X(3, 3) X(3, 4)
+#endif
 
 /// The templates of one shape, for an explicit instantiation declaration (`extern template`)
 /// or definition (`template`).
