@@ -16566,15 +16566,20 @@ class file {
 /// (anything with a `.string()`), taken as the native name.
 class npy_path {
  public:
+  /// A file name as a C string.
   npy_path(char const* path) : text_(path) {}
+  /// A file name as a std::string.
   npy_path(std::string path) : text_(std::move(path)) {}
+  /// A file name as a std::string_view.
   npy_path(std::string_view path) : text_(path) {}
+  /// A std::filesystem::path, or anything whose `.string()` is its native name.
   template <class Path>
     requires requires(Path const& p) {
       { p.string() } -> std::convertible_to<std::string>;
     }
   npy_path(Path const& path) : text_(path.string()) {}
 
+  /// The file's native name.
   std::string const& string() const noexcept { return text_; }
 
  private:
