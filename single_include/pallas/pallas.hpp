@@ -1265,6 +1265,16 @@ class Ref : public detail::shape_member<Shape> {
 #include <unordered_map>
 #include <utility>
 
+// ---- begin pallas/detail/buffer_pool.hpp ----
+// The process's pool of large aligned buffers: Arrays (array.hpp) and block values
+// (expr/assign.hpp) of 128 KiB and more take their memory from it and give it back.
+
+#include <cstddef>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
 // ---- begin pallas/detail/runtime/fork_guard.hpp ----
 // fork() in a program with threads: the child has only the thread that called fork, so a
 // mutex another thread held at that moment would stay locked in the child forever, and
@@ -1313,16 +1323,15 @@ void hold_across_fork() noexcept {
 }  // namespace pallas::detail
 // ---- end pallas/detail/runtime/fork_guard.hpp ----
 
-namespace pallas {
-
-namespace detail {
+namespace pallas::detail {
 
 inline constexpr std::size_t array_alignment = 64;
 
 /// Recycles large buffers, so that calling a kernel again does not fault in fresh pages for
 /// its outputs (a 64 MiB output costs ~16k page faults otherwise; glibc maps every aligned
-/// block from 128 KiB up afresh, so a 512 KiB shard faulted 128 pages a launch). Off in
-/// checked mode, so that AddressSanitizer sees every use after free.
+/// block from 128 KiB up afresh, so a 512 KiB shard faulted 128 pages a launch), nor a
+/// kernel body for its block values at every grid step (a (128, 1024) f32 `pl::eval` did).
+/// Off in checked mode, so that AddressSanitizer sees every use after free.
 class buffer_pool {
  public:
   static constexpr std::size_t min_bytes = std::size_t{128} << 10;  // glibc's mmap threshold
@@ -1371,6 +1380,13 @@ class buffer_pool {
   std::unordered_map<std::size_t, std::vector<void*>> free_;  ///< by size
   std::size_t cached_ = 0;
 };
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/buffer_pool.hpp ----
+
+namespace pallas {
+
+namespace detail {
 
 struct aligned_delete {
   std::size_t bytes = 0;
@@ -3421,21 +3437,25 @@ namespace pallas::detail {
 // ---------------------------------------------------------------------------------------
 // storage
 
-inline constexpr std::size_t block_alignment = 64;
+inline constexpr std::size_t block_alignment = array_alignment;
 
+/// Gives a block's memory back (the pool keeps it from its minimum size up).
 struct block_delete {
-  void operator()(void* p) const noexcept { ::operator delete(p, std::align_val_t{block_alignment}); }
+  std::size_t bytes = 0;
+  void operator()(void* p) const noexcept { buffer_pool::instance().give(p, bytes); }
 };
 
 template <class T>
 using block_storage = std::unique_ptr<T[], block_delete>;
 
-/// Uninitialized, 64-byte aligned storage for n elements.
+/// Uninitialized, 64-byte aligned storage for n elements. Large blocks come from the buffer
+/// pool: a kernel body's block values are the same sizes at every grid step, and glibc maps
+/// (and faults in) every aligned allocation from 128 KiB up afresh.
 template <class T>
 block_storage<T> allocate_block(index_t n) {
   static_assert(std::is_trivially_copyable_v<T>, "pallas::block: elements must be trivially copyable");
   std::size_t const bytes = static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(T);
-  return block_storage<T>(static_cast<T*>(::operator new(bytes, std::align_val_t{block_alignment})));
+  return block_storage<T>(static_cast<T*>(buffer_pool::instance().take(bytes)), block_delete{bytes});
 }
 
 // ---------------------------------------------------------------------------------------

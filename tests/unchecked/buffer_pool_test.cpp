@@ -3,9 +3,14 @@
 // see it: this program is built without PALLAS_CHECKED. A freed Array of 128 KiB or more is
 // handed to the next Array of the same size (the latest freed first), zeroed when asked
 // for, never to an Array of another size; a kernel whose output lands in a reused buffer
-// gives the right values. Exits 0 and prints "buffer_pool: ok" when all of that holds.
+// gives the right values. Block values (pl::block, pl::eval) of 128 KiB or more share the
+// pool, so a kernel body's values reuse one buffer from grid step to grid step, and the
+// softmax computed through them matches a loop. Exits 0 and prints "buffer_pool: ok" when
+// all of that holds.
 #include <pallas/pallas.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -70,6 +75,59 @@ int main() {
   bool right = true;
   for (pl::index_t k = 0; k < x.size(); ++k) right = right && o2.data()[k] == static_cast<float>(k % 1000) + 1.0f;
   expect(right, "a kernel's output in a reused buffer holds the kernel's values");
+
+  // Block values: a freed 256 KiB block's storage goes to the next block of that size, with
+  // the new block's values; a small block is malloc's own.
+  {
+    using block_shape = pl::shape<512, 128>;
+    // Views of o2's values as a kernel body sees its blocks (VMEM).
+    pl::Ref<float const, block_shape, pl::memory_space::vmem> const ref(o2.data(), block_shape{});
+    pl::Ref<float const, pl::shape<8, 16>, pl::memory_space::vmem> const small_ref(o2.data(), pl::shape<8, 16>{});
+    float const* first_block = nullptr;
+    {
+      auto const b = pl::eval(ref[pl::ellipsis] * 2.0f);
+      first_block = b.data();
+    }
+    auto const b2 = pl::eval(ref[pl::ellipsis] + 3.0f);
+    expect(b2.data() == first_block, "a freed 256 KiB block value's storage is reused for the next one");
+    bool values = true;
+    for (pl::index_t k = 0; k < b2.size(); ++k) values = values && b2.data()[k] == o2.data()[k] + 3.0f;
+    expect(values, "a block value in reused storage holds its own values");
+    pl::block<float, block_shape> zeros;
+    bool zero = true;
+    for (pl::index_t k = 0; k < zeros.size(); ++k) zero = zero && zeros.data()[k] == 0.0f;
+    expect(zero, "a default block over pooled storage is all zeros");
+    auto const tiny = pl::eval(small_ref[pl::ellipsis] + 1.0f);
+    expect(tiny.data()[0] == o2.data()[0] + 1.0f && tiny.data()[127] == o2.data()[127] + 1.0f,
+           "small block values still work");
+  }
+
+  // A softmax kernel whose body makes two (64, 1024) f32 values (256 KiB each) per grid step:
+  // the values reuse pooled storage across steps and cores, and the rows match a loop.
+  constexpr pl::index_t sm_rows = 256, sm_cols = 1024;
+  auto const sm_spec = pl::BlockSpec<64, sm_cols>([](auto i) { return pl::idx(i, 0); });
+  auto const softmax = pl::pallas_call(
+      [](auto x_ref, auto o_ref) {
+        auto const v = pl::load(x_ref);
+        auto const e = pl::eval(pl::exp(v - pl::max(v, pl::axis<1>, pl::keepdims)));
+        o_ref[pl::ellipsis] = e / pl::sum(e, pl::axis<1>, pl::keepdims);
+      },
+      pl::out_shape<pl::ShapeDtypeStruct<float, sm_rows, sm_cols>>, pl::grid<sm_rows / 64>, pl::in_specs(sm_spec),
+      pl::out_specs(sm_spec), pltpu::compiler_params(pltpu::dimension_semantics<pltpu::PARALLEL>));
+  auto const sx = pl::Array<float, sm_rows, sm_cols>::generate(
+      [](auto i, auto j) { return static_cast<float>((i * 37 + j * 11) % 97) / 16.0f - 3.0f; });
+  for (int launch = 0; launch < 2; ++launch) {
+    auto const so = softmax(sx);
+    double worst = 0;
+    for (pl::index_t i = 0; i < sm_rows; ++i) {
+      double m = -INFINITY, sum = 0;
+      for (pl::index_t j = 0; j < sm_cols; ++j) m = std::max(m, static_cast<double>(sx(i, j)));
+      for (pl::index_t j = 0; j < sm_cols; ++j) sum += std::exp(static_cast<double>(sx(i, j)) - m);
+      for (pl::index_t j = 0; j < sm_cols; ++j)
+        worst = std::max(worst, std::abs(so(i, j) - std::exp(static_cast<double>(sx(i, j)) - m) / sum));
+    }
+    expect(worst < 1e-6, "a softmax whose block values live in pooled storage matches the loop");
+  }
 
   if (failures != 0) return EXIT_FAILURE;
   std::printf("buffer_pool: ok\n");

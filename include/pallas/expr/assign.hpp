@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <pallas/detail/buffer_pool.hpp>
 #include <pallas/dtype.hpp>
 #include <pallas/expr/expression.hpp>
 #include <pallas/expr/ops.hpp>
@@ -28,21 +29,25 @@ namespace pallas::detail {
 // ---------------------------------------------------------------------------------------
 // storage
 
-inline constexpr std::size_t block_alignment = 64;
+inline constexpr std::size_t block_alignment = array_alignment;
 
+/// Gives a block's memory back (the pool keeps it from its minimum size up).
 struct block_delete {
-  void operator()(void* p) const noexcept { ::operator delete(p, std::align_val_t{block_alignment}); }
+  std::size_t bytes = 0;
+  void operator()(void* p) const noexcept { buffer_pool::instance().give(p, bytes); }
 };
 
 template <class T>
 using block_storage = std::unique_ptr<T[], block_delete>;
 
-/// Uninitialized, 64-byte aligned storage for n elements.
+/// Uninitialized, 64-byte aligned storage for n elements. Large blocks come from the buffer
+/// pool: a kernel body's block values are the same sizes at every grid step, and glibc maps
+/// (and faults in) every aligned allocation from 128 KiB up afresh.
 template <class T>
 block_storage<T> allocate_block(index_t n) {
   static_assert(std::is_trivially_copyable_v<T>, "pallas::block: elements must be trivially copyable");
   std::size_t const bytes = static_cast<std::size_t>(n > 0 ? n : 1) * sizeof(T);
-  return block_storage<T>(static_cast<T*>(::operator new(bytes, std::align_val_t{block_alignment})));
+  return block_storage<T>(static_cast<T*>(buffer_pool::instance().take(bytes)), block_delete{bytes});
 }
 
 // ---------------------------------------------------------------------------------------
