@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include <pallas/detail/buffer_pool.hpp>
 #include <pallas/detail/gemm.hpp>
 
 #if PALLAS_USE_EIGEN
@@ -27,47 +28,48 @@ namespace pallas::detail {
 #    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #  endif
 #  if EIGEN_VERSION_AT_LEAST(3, 4, 0)
-/// Eigen's GEMM blocking (its panel sizes) with the packing workspace kept per thread:
+/// Eigen's GEMM blocking (its panel sizes) with the packing workspace from the buffer pool:
 /// Eigen's own allocates the workspace at every product, and from 128 KiB up glibc may map
 /// and fault in fresh pages each time (a (256, 256, 256) block dot then ran at 0.63x of
-/// sgemm instead of 0.86x). For a row-major C, Eigen computes C^T = B^T A^T: its rows are
-/// C's columns, as in its gemm_blocking_space.
-class kept_blocking : public Eigen::internal::level3_blocking<float, float> {
+/// sgemm instead of 0.86x). Not a thread_local: a forked child's LeakSanitizer reports the
+/// storage of the parent's other threads. For a row-major C, Eigen computes C^T = B^T A^T:
+/// its rows are C's columns, as in its gemm_blocking_space.
+class pooled_blocking : public Eigen::internal::level3_blocking<float, float> {
  public:
-  kept_blocking(index_t m, index_t n, index_t k) {
+  /// Eigen's panel sizes for the product, and whether its workspace is on the heap (else
+  /// Eigen keeps it on the stack, which costs nothing).
+  pooled_blocking(index_t m, index_t n, index_t k) {
     this->m_mc = n;
     this->m_nc = m;
     this->m_kc = k;
     Eigen::internal::computeProductBlockingSizes<float, float, 1, Eigen::Index>(this->m_kc, this->m_mc, this->m_nc,
                                                                               Eigen::Index{1});
-    this->m_blockA = workspace(0, this->m_mc * this->m_kc);
-    this->m_blockB = workspace(1, this->m_kc * this->m_nc);
+    bytes_a_ = static_cast<std::size_t>(this->m_mc * this->m_kc) * sizeof(float);
+    bytes_b_ = static_cast<std::size_t>(this->m_kc * this->m_nc) * sizeof(float);
   }
+  bool on_heap() const noexcept {
+    return bytes_a_ > EIGEN_STACK_ALLOCATION_LIMIT || bytes_b_ > EIGEN_STACK_ALLOCATION_LIMIT;
+  }
+  /// Takes the workspace from the pool.
+  void allocate() {
+    this->m_blockA = static_cast<float*>(buffer_pool::instance().take(bytes_a_));
+    try {
+      this->m_blockB = static_cast<float*>(buffer_pool::instance().take(bytes_b_));
+    } catch (...) {
+      buffer_pool::instance().give(this->m_blockA, bytes_a_);
+      this->m_blockA = nullptr;
+      throw;
+    }
+  }
+  ~pooled_blocking() {
+    if (this->m_blockA) buffer_pool::instance().give(this->m_blockA, bytes_a_);
+    if (this->m_blockB) buffer_pool::instance().give(this->m_blockB, bytes_b_);
+  }
+  pooled_blocking(pooled_blocking const&) = delete;
+  pooled_blocking& operator=(pooled_blocking const&) = delete;
 
  private:
-  static float* workspace(int which, index_t n) {
-    struct buffer {
-      float* data = nullptr;
-      index_t capacity = 0;
-      // exit() destroys this thread's thread_locals before atexit handlers, which may still
-      // run pl::dot on it: then the buffer starts again from nothing.
-      ~buffer() {
-        Eigen::internal::aligned_free(data);
-        data = nullptr;
-        capacity = 0;
-      }
-    };
-    thread_local buffer buffers[2];
-    buffer& b = buffers[which];
-    if (b.capacity < n) {
-      Eigen::internal::aligned_free(b.data);
-      b.data = nullptr;  // aligned_malloc throws std::bad_alloc on failure
-      b.capacity = 0;
-      b.data = static_cast<float*>(Eigen::internal::aligned_malloc(static_cast<std::size_t>(n) * sizeof(float)));
-      b.capacity = n;
-    }
-    return b.data;
-  }
+  std::size_t bytes_a_ = 0, bytes_b_ = 0;
 };
 #  endif
 
@@ -86,13 +88,16 @@ void eigen_gemm(Float* c, index_t ldc, Float const* a, index_t lda, Float const*
   Eigen::Map<M, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
 #  if EIGEN_VERSION_AT_LEAST(3, 4, 0)
   if (m > 1 && n > 1 && m + n + k >= EIGEN_GEMM_TO_COEFFBASED_THRESHOLD) {  // where Eigen runs its GEMM
-    if (mode == 0) C.setZero();
-    kept_blocking blocking(m, n, k);
-    Eigen::internal::general_matrix_matrix_product<Eigen::Index, Float, Eigen::RowMajor, false, Float, BOrder, false,
-                                                   Eigen::RowMajor, 1>::run(m, n, k, a, lda, b, ldb, c, 1, ldc,
-                                                                            mode >= 0 ? Float(1) : Float(-1),
-                                                                            blocking, nullptr);
-    return;
+    pooled_blocking blocking(m, n, k);
+    if (blocking.on_heap()) {
+      blocking.allocate();
+      if (mode == 0) C.setZero();
+      Eigen::internal::general_matrix_matrix_product<Eigen::Index, Float, Eigen::RowMajor, false, Float, BOrder, false,
+                                                     Eigen::RowMajor, 1>::run(m, n, k, a, lda, b, ldb, c, 1, ldc,
+                                                                              mode >= 0 ? Float(1) : Float(-1),
+                                                                              blocking, nullptr);
+      return;
+    }
   }
 #  endif
   if (mode == 0)
