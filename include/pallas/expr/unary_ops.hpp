@@ -10,6 +10,7 @@
 
 #include <pallas/dtype.hpp>
 #include <pallas/expr/binary_ops.hpp>
+#include <pallas/expr/exp_f32.hpp>
 #include <pallas/expr/op_helpers.hpp>
 
 namespace pallas::detail {
@@ -86,7 +87,7 @@ struct square_op {
       return float_op(a, [](float x) { return expr; });                \
     }                                                                  \
   };
-PALLAS_DETAIL_FLOAT_UNARY(exp_op, std::exp(x))
+PALLAS_DETAIL_FLOAT_UNARY(exp_op, block_exp(x))
 PALLAS_DETAIL_FLOAT_UNARY(exp2_op, std::exp2(x))
 PALLAS_DETAIL_FLOAT_UNARY(expm1_op, std::expm1(x))
 PALLAS_DETAIL_FLOAT_UNARY(log_op, std::log(x))
@@ -96,7 +97,7 @@ PALLAS_DETAIL_FLOAT_UNARY(sqrt_op, std::sqrt(x))
 PALLAS_DETAIL_FLOAT_UNARY(rsqrt_op, 1.0f / std::sqrt(x))
 PALLAS_DETAIL_FLOAT_UNARY(cbrt_op, std::cbrt(x))
 PALLAS_DETAIL_FLOAT_UNARY(tanh_op, std::tanh(x))
-PALLAS_DETAIL_FLOAT_UNARY(logistic_op, 1.0f / (1.0f + std::exp(-x)))
+PALLAS_DETAIL_FLOAT_UNARY(logistic_op, 1.0f / (1.0f + block_exp(-x)))
 PALLAS_DETAIL_FLOAT_UNARY(sin_op, std::sin(x))
 PALLAS_DETAIL_FLOAT_UNARY(cos_op, std::cos(x))
 PALLAS_DETAIL_FLOAT_UNARY(tan_op, std::tan(x))
