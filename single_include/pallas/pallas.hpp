@@ -1266,8 +1266,9 @@ class Ref : public detail::shape_member<Shape> {
 #include <utility>
 
 // ---- begin pallas/detail/buffer_pool.hpp ----
-// The process's pool of large aligned buffers: Arrays (array.hpp) and block values
-// (expr/assign.hpp) of 128 KiB and more take their memory from it and give it back.
+// The process's pool of large aligned buffers: Arrays (array.hpp), block values
+// (expr/assign.hpp) and pl::dot's Eigen GEMM workspace (detail/gemm.ipp) of 128 KiB and
+// more take their memory from it and give it back.
 
 #include <cstddef>
 #include <mutex>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The process's pool of large aligned buffers: Arrays (array.hpp) and block values
-// (expr/assign.hpp) of 128 KiB and more take their memory from it and give it back.
+// The process's pool of large aligned buffers: Arrays (array.hpp), block values
+// (expr/assign.hpp) and pl::dot's Eigen GEMM workspace (detail/gemm.ipp) of 128 KiB and
+// more take their memory from it and give it back.
 
 #include <cstddef>
 #include <mutex>
