@@ -9,8 +9,6 @@
 //                                                                            goal >= 0.9
 // Every ratio comes from timings of the same run.
 
-#include <cblas.h>
-
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -24,6 +22,7 @@
 #include <pallas/pallas.hpp>
 
 #include "goals.hpp"
+#include "openblas_reference.hpp"
 
 namespace pl = pallas;
 
@@ -107,7 +106,7 @@ void BM_elementwise_relu_block(benchmark::State& state) {
 
 template <std::int64_t M, std::int64_t N, std::int64_t K>
 void BM_dot_sgemm(benchmark::State& state) {
-  openblas_set_num_threads(1);
+  pallas_bench::use_openblas_reference(1);
   buffer<float> x(M * K, 1), y(K * N, 2), acc(M * N, 3);
   for (auto _ : state) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, x.get(), K, y.get(), N,

@@ -8,7 +8,8 @@
 //                                  elsewhere), same goals; compile_runtime_vs_std is that one
 //                                  runtime TU (information: it is built once per program)
 // Every TU is compiled with the same compiler, `-std=c++20 -O2 -c`, as a user's build would
-// (checked mode on: no NDEBUG). The time is the compiler's CPU time (user + system, from
+// (checked mode on: no NDEBUG), with the flags pallas::pallas gives for pl::dot's matrix unit
+// (BLIS's, or Eigen's where BLIS was not found; printed first). The time is the compiler's CPU time (user + system, from
 // getrusage of the children), so a busy machine inflates it less than wall time would; each
 // ratio is the median over three rounds of a TU timed right after the reference TU.
 
@@ -27,7 +28,7 @@
 #include "goals.hpp"
 
 #ifndef PALLAS_BENCH_CXX
-#error "benchmarks/CMakeLists.txt defines PALLAS_BENCH_CXX, PALLAS_SOURCE_DIR, PALLAS_EIGEN_DIR"
+#error "benchmarks/CMakeLists.txt defines PALLAS_BENCH_CXX, PALLAS_SOURCE_DIR, PALLAS_MATRIX_UNIT_FLAGS"
 #endif
 
 namespace {
@@ -49,7 +50,7 @@ std::string const object = (std::filesystem::temp_directory_path() / "pallas_ben
 // Compiles `source` once; exits when the compiler fails (a broken TU times nothing).
 compile_time compile_once(std::string const& source, std::string const& flags) {
   std::string const command = std::string(PALLAS_BENCH_CXX) + " -std=c++20 -O2 " + flags + " -I" +
-                              PALLAS_SOURCE_DIR + "/include -isystem " + PALLAS_EIGEN_DIR +
+                              PALLAS_SOURCE_DIR + "/include " + PALLAS_MATRIX_UNIT_FLAGS +
                               " -c " + source + " -o " + object;
   double const cpu_before = children_cpu_seconds();
   auto const wall_before = std::chrono::steady_clock::now();
@@ -72,6 +73,7 @@ std::string write_tu(std::string const& name, std::string const& text) {
 }  // namespace
 
 int main() {
+  std::printf("bench_compile_time: %s -std=c++20 -O2 %s\n", PALLAS_BENCH_CXX, PALLAS_MATRIX_UNIT_FLAGS);
   std::string const examples = std::string(PALLAS_SOURCE_DIR) + "/examples/";
   std::string const reference = write_tu(
       "pallas_bench_std.cpp",

@@ -11,8 +11,6 @@
 // same (dense) matrix. Everything is timed in the same run and
 // printed as one table at the end.
 
-#include <cblas.h>
-
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -27,6 +25,7 @@
 #include <pallas/pallas.hpp>
 
 #include "goals.hpp"
+#include "openblas_reference.hpp"
 
 namespace pl = pallas;
 namespace pltpu = pallas::tpu;
@@ -86,7 +85,7 @@ void BM_openblas_sgemm(benchmark::State& state) {
   auto const& x = random_matrix<float, S, S, 1>();
   auto const& y = random_matrix<float, S, S, 2>();
   pl::Array<float, S, S> z;
-  openblas_set_num_threads(cores);
+  pallas_bench::use_openblas_reference(cores);
   for (auto _ : state) {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, S, S, S, 1.0f, x.data(), S, y.data(), S, 0.0f, z.data(), S);
     benchmark::DoNotOptimize(z.data());
@@ -186,7 +185,7 @@ bool check_once() {
   auto const& x = random_matrix<float, 1024, 1024, 1>();
   auto const& y = random_matrix<float, 1024, 1024, 2>();
   pl::Array<float, 1024, 1024> ref;
-  openblas_set_num_threads(cores);
+  pallas_bench::use_openblas_reference(cores);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1024, 1024, 1024, 1.0f, x.data(), 1024, y.data(), 1024, 0.0f,
               ref.data(), 1024);
   bool ok = pl::allclose(make_matmul<1024, 1024, 1024, 256, 256, 256, float>()(x, y), ref, 1e-4, 1e-3);

@@ -5,6 +5,7 @@
 # Its prefix is ${pcfiledir} plus a relative path, so `cmake --install --prefix <p>`
 # (a prefix chosen after configuring) still gives a correct file. Dependencies: Eigen as
 # `Requires: eigen3` when the eigen3.pc that Debian ships is found, otherwise as -I flags;
+# BLIS as -I flags, -DPALLAS_USE_BLIS=1 and the library's path;
 # Boost (no .pc file in Debian) as -I flags, unless it is on the compiler's default path.
 set(PALLAS_PKGCONFIG_DIR "${CMAKE_INSTALL_DATADIR}/pkgconfig"
     CACHE STRING "Where pallas.pc is installed, relative to the prefix")
@@ -73,6 +74,13 @@ if(PALLAS_EIGEN_FOUND)
   endif()
 endif()
 _pallas_pc_include_flags(PALLAS_PC_EXTRA_CFLAGS ${_pallas_pc_targets})
+# BLIS (no .pc file in Debian) as its -I folder, the macro that selects it, and its library.
+set(PALLAS_PC_EXTRA_LIBS "")
+if(PALLAS_BLIS_FOUND)
+  _pallas_pc_include_flags(_pallas_pc_blis_cflags pallas::blis)
+  string(APPEND PALLAS_PC_EXTRA_CFLAGS "${_pallas_pc_blis_cflags} -DPALLAS_USE_BLIS=1")
+  string(APPEND PALLAS_PC_EXTRA_LIBS " ${PALLAS_BLIS_LIBRARY}")
+endif()
 
 configure_file("${CMAKE_CURRENT_LIST_DIR}/pallas.pc.in"
                "${CMAKE_CURRENT_BINARY_DIR}/pallas.pc" @ONLY)

@@ -5,7 +5,7 @@
 #   bash scripts/setup.sh libbenchmark-dev libopenblas-dev # plus these
 set -euo pipefail
 
-packages=(cmake ninja-build g++ clang libclang-rt-dev libboost-dev catch2 libeigen3-dev python3 python3-numpy pkg-config
+packages=(cmake ninja-build g++ clang libclang-rt-dev libboost-dev catch2 libblis-pthread-dev libeigen3-dev python3 python3-numpy pkg-config
   doxygen libopenmpi-dev openmpi-bin
   "$@")
 

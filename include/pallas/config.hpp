@@ -4,9 +4,12 @@
 //
 //   PALLAS_CHECKED         1: run-time checks (bounds, poisoning, races, leaks, deadlocks).
 //                          Defaults to 1 unless NDEBUG is defined.
+//   PALLAS_USE_BLIS        1: pl::dot runs on BLIS's GEMM (bli_sgemm_ex, one thread a call;
+//                          blis.h on the include path and libblis linked: the CMake target
+//                          defines it where it finds BLIS). Defaults to 0 (detail/gemm.hpp).
 //   PALLAS_USE_EIGEN       1: pl::dot runs on Eigen's GEMM; 0: on a plain loop, about 5-7x
 //                          slower. Defaults to whether <Eigen/Core> is on the include path
-//                          (dot.hpp).
+//                          (detail/gemm.hpp); 0 when PALLAS_USE_BLIS is 1.
 //   PALLAS_WARN_NO_EIGEN   defined: a `#pragma message` when PALLAS_USE_EIGEN defaulted to
 //                          0 (off by default, so that -Werror builds stay clean; clang
 //                          reports it as a warning, g++ as a note).

@@ -23,9 +23,9 @@
 //
 // A product is deferred: `acc[pl::ellipsis] += pl::dot(x, y)` (also `=` and `-=`) runs one
 // GEMM that accumulates straight into acc, with no temporary, when acc is f32 and
-// contiguous along a dimension. The f32 path is Eigen's GEMM (when <Eigen/Core> is on the
-// include path: PALLAS_USE_EIGEN, 1 by default then) mapped on the block buffers, whatever
-// their strides (transposed views need no copy). bf16/f16 and integer operands are
+// contiguous along a dimension. The f32 path is BLIS's GEMM (PALLAS_USE_BLIS) or Eigen's
+// (when <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, 1 by default then) on the
+// block buffers, whatever their strides (transposed views need no copy; detail/gemm.hpp). bf16/f16 and integer operands are
 // converted to f32 tiles first. A product that reads its destination goes through a
 // temporary. Inside another expression (`pl::dot(x, y) + b`) it is computed first.
 

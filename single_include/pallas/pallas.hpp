@@ -30,9 +30,12 @@
 //
 //   PALLAS_CHECKED         1: run-time checks (bounds, poisoning, races, leaks, deadlocks).
 //                          Defaults to 1 unless NDEBUG is defined.
+//   PALLAS_USE_BLIS        1: pl::dot runs on BLIS's GEMM (bli_sgemm_ex, one thread a call;
+//                          blis.h on the include path and libblis linked: the CMake target
+//                          defines it where it finds BLIS). Defaults to 0 (detail/gemm.hpp).
 //   PALLAS_USE_EIGEN       1: pl::dot runs on Eigen's GEMM; 0: on a plain loop, about 5-7x
 //                          slower. Defaults to whether <Eigen/Core> is on the include path
-//                          (dot.hpp).
+//                          (detail/gemm.hpp); 0 when PALLAS_USE_BLIS is 1.
 //   PALLAS_WARN_NO_EIGEN   defined: a `#pragma message` when PALLAS_USE_EIGEN defaulted to
 //                          0 (off by default, so that -Werror builds stay clean; clang
 //                          reports it as a warning, g++ as a note).
@@ -5857,9 +5860,9 @@ using batch_of_t = boost::mp11::mp_eval_if<
 //
 // A product is deferred: `acc[pl::ellipsis] += pl::dot(x, y)` (also `=` and `-=`) runs one
 // GEMM that accumulates straight into acc, with no temporary, when acc is f32 and
-// contiguous along a dimension. The f32 path is Eigen's GEMM (when <Eigen/Core> is on the
-// include path: PALLAS_USE_EIGEN, 1 by default then) mapped on the block buffers, whatever
-// their strides (transposed views need no copy). bf16/f16 and integer operands are
+// contiguous along a dimension. The f32 path is BLIS's GEMM (PALLAS_USE_BLIS) or Eigen's
+// (when <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, 1 by default then) on the
+// block buffers, whatever their strides (transposed views need no copy; detail/gemm.hpp). bf16/f16 and integer operands are
 // converted to f32 tiles first. A product that reads its destination goes through a
 // temporary. Inside another expression (`pl::dot(x, y) + b`) it is computed first.
 
@@ -5871,9 +5874,10 @@ using batch_of_t = boost::mp11::mp_eval_if<
 #include <utility>
 
 // ---- begin pallas/detail/gemm.hpp ----
-// The GEMM kernels behind pl::dot (dot.hpp): f32 on Eigen's GEMM mapped on strided
-// buffers (when <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, see config.hpp) or
-// on a plain loop, and integers in wrapping 32-bit arithmetic.
+// The GEMM kernels behind pl::dot (dot.hpp): f32 on BLIS's GEMM (PALLAS_USE_BLIS, which
+// the CMake target defines where BLIS is found), on Eigen's mapped on strided buffers (when
+// <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, see config.hpp) or on a plain
+// loop, and integers in wrapping 32-bit arithmetic.
 
 #include <cstddef>
 #include <cstdint>
@@ -5881,7 +5885,14 @@ using batch_of_t = boost::mp11::mp_eval_if<
 #include <vector>
 
 
-#ifndef PALLAS_USE_EIGEN
+#ifndef PALLAS_USE_BLIS
+#  define PALLAS_USE_BLIS 0
+#endif
+
+#if PALLAS_USE_BLIS
+#  undef PALLAS_USE_EIGEN
+#  define PALLAS_USE_EIGEN 0  // BLIS is the matrix unit: Eigen is not parsed
+#elif !defined(PALLAS_USE_EIGEN)
 #  if __has_include(<Eigen/Core>)
 #    define PALLAS_USE_EIGEN 1
 #  else
@@ -17684,12 +17695,24 @@ PALLAS_DECL bool region::intersects(region const& other) const noexcept {
 }  // namespace pallas::detail
 // ---- end pallas/detail/checked/checked_access.ipp ----
 // ---- begin pallas/detail/gemm.ipp ----
-// pl::dot's f32 GEMM: Eigen's, mapped on strided buffers, or the plain loop without Eigen.
+// pl::dot's f32 GEMM: BLIS's, Eigen's, mapped on strided buffers, or the plain loop.
 
 #include <vector>
 
 
-#if PALLAS_USE_EIGEN
+#if PALLAS_USE_BLIS
+// blis.h warns at -Wextra (unused parameters, comparisons always true) where its folder is
+// not a system one (a plain -I).
+#  if defined(__GNUC__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wunused-parameter"
+#    pragma GCC diagnostic ignored "-Wtype-limits"
+#  endif
+#  include <blis.h>
+#  if defined(__GNUC__)
+#    pragma GCC diagnostic pop
+#  endif
+#elif PALLAS_USE_EIGEN
 // g++ 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's GEMM
 // is inlined at -O3 -march=native; the warning is a false positive.
 #  if defined(__GNUC__) && !defined(__clang__)
@@ -17704,7 +17727,44 @@ PALLAS_DECL bool region::intersects(region const& other) const noexcept {
 
 namespace pallas::detail {
 
-#if PALLAS_USE_EIGEN
+#if PALLAS_USE_BLIS
+/// Whether the rows x cols matrix with strides (rs, cs) is in a layout BLIS documents for
+/// row- or column-stored matrices: one unit stride, the other at least the extent it steps
+/// over. Others (a broadcast's zero stride, overlapping rows) are copied first: BLIS 0.9
+/// computed them right when tried, but its documentation does not promise it.
+constexpr bool blis_takes(index_t rows, index_t cols, index_t rs, index_t cs) noexcept {
+  if (cs == 1) return rows == 1 || rs >= cols;
+  if (rs == 1) return cols == 1 || cs >= rows;
+  return false;
+}
+
+/// The strides BLIS is given for a matrix it takes: an extent-1 dimension's stride is
+/// never stepped over, so it gets the value BLIS's checks expect.
+constexpr void blis_strides(index_t rows, index_t cols, index_t& rs, index_t& cs) noexcept {
+  if (rows == 1 && cs == 1) rs = cols;
+  if (cols == 1 && rs == 1) cs = rows;
+  if (rows == 1 && cols == 1) rs = cs = 1;
+}
+
+/// C (m x n, row stride ldc) = / += / -= A * B on BLIS's GEMM, one thread per call (each
+/// TensorCore's matrix unit is the one CPU that runs the core), whatever BLIS_NUM_THREADS
+/// says. BLIS is re-entrant, so the cores call it concurrently.
+inline void blis_gemm(float* c, index_t ldc, matrix_view a, matrix_view b, index_t m, index_t n, index_t k,
+                      int mode) {
+  rntm_t rntm = BLIS_RNTM_INITIALIZER;
+  bli_rntm_set_num_threads(1, &rntm);
+  index_t rsc = ldc, csc = 1;
+  blis_strides(m, n, rsc, csc);
+  blis_strides(m, k, a.row_stride, a.col_stride);
+  blis_strides(k, n, b.row_stride, b.col_stride);
+  float alpha = mode >= 0 ? 1.0f : -1.0f, beta = mode == 0 ? 0.0f : 1.0f;
+  bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &alpha, const_cast<float*>(a.data), a.row_stride,
+               a.col_stride, const_cast<float*>(b.data), b.row_stride, b.col_stride, &beta, c, rsc, csc, nullptr,
+               &rntm);
+}
+#endif
+
+#if PALLAS_USE_EIGEN && !PALLAS_USE_BLIS
 #  if defined(__GNUC__) && !defined(__clang__)
 #    pragma GCC diagnostic push
 #    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -17814,7 +17874,14 @@ void gemm_f32(Float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
         for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
     return;
   }
-#if PALLAS_USE_EIGEN
+#if PALLAS_USE_BLIS
+  // BLIS takes both storage orders and any stride it can step over; others are copied.
+  std::vector<Float> a_tile, b_tile;
+  matrix_view ra = a, rb = b;
+  if (!blis_takes(m, k, a.row_stride, a.col_stride)) ra = {row_major_copy(a, m, k, a_tile), 0, k, 1};
+  if (!blis_takes(k, n, b.row_stride, b.col_stride)) rb = {row_major_copy(b, k, n, b_tile), 0, n, 1};
+  blis_gemm(c, ldc, ra, rb, m, n, k, mode);
+#elif PALLAS_USE_EIGEN
   // A column-major A is copied into a tile of this call: O(m k) against the GEMM's O(m n k).
   // Not a thread_local: its destructor registration outlives the threads of a forked
   // parent, which LeakSanitizer then reports in the child (fork_test).

@@ -1,5 +1,6 @@
 # cmake -P script behind the diagnostics.no_eigen.* tests: what a user without Eigen is told.
-#   -DMODE=configure  configure PALLAS_SOURCE_DIR (tests and examples off) with Eigen hidden:
+#   -DMODE=configure  configure PALLAS_SOURCE_DIR (tests and examples off) with Eigen hidden
+#                     and BLIS not looked for:
 #                     the output must give the cost (5-7x) and the fix (libeigen3-dev)
 #   -DMODE=header     compile <pallas/dot.hpp> three ways with COMPILER:
 #                     no Eigen + PALLAS_WARN_NO_EIGEN   -> the message, PALLAS_USE_EIGEN 0
@@ -18,7 +19,7 @@ if(MODE STREQUAL "configure")
   execute_process(
       COMMAND "${CMAKE_COMMAND}" -S "${PALLAS_SOURCE_DIR}" -B "${WORK_DIR}/build"
               -G "${GENERATOR}" -DPALLAS_BUILD_TESTS=OFF -DPALLAS_BUILD_EXAMPLES=OFF
-              -DCMAKE_DISABLE_FIND_PACKAGE_Eigen3=ON
+              -DCMAKE_DISABLE_FIND_PACKAGE_Eigen3=ON -DPALLAS_USE_BLIS=OFF
       RESULT_VARIABLE _result OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
   set(_all "${_out}${_err}")
   string(REGEX REPLACE "[ \n]+" " " _flat "${_all}")  # CMake wraps warnings

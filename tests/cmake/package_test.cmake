@@ -2,7 +2,8 @@
 #   -DMODE=find_package|add_subdirectory|fetchcontent|install_only|pkg_config
 #   -DPALLAS_SOURCE_DIR=...  -DPALLAS_BINARY_DIR=...  -DWORK_DIR=...
 #   -DGENERATOR=...  -DMAKE_PROGRAM=...  -DCXX_COMPILER=...
-#   -DPALLAS_VERSION=<project version>  -DEIGEN=ON|OFF (the build found Eigen)
+#   -DPALLAS_VERSION=<project version>  -DEIGEN=ON|OFF (pallas::pallas carries Eigen)
+#   -DBLIS=ON|OFF (pallas::pallas carries BLIS)
 #   -DPKG_CONFIG=<pkg-config executable>  (pkg_config)
 # find_package and pkg_config install PALLAS_BINARY_DIR into WORK_DIR/prefix and give
 # the consumer only that prefix. install_only configures the source afresh with tests and
@@ -66,13 +67,18 @@ if(EIGEN)
 else()
   set(_expect_eigen 0)
 endif()
+if(BLIS)
+  set(_expect_blis 1)
+else()
+  set(_expect_blis 0)
+endif()
 set(_prefix "${WORK_DIR}/prefix")
 
 if(MODE STREQUAL "find_package")
   run("${CMAKE_COMMAND}" --install "${PALLAS_BINARY_DIR}" --prefix "${_prefix}")
   check_installed("${_prefix}")
   set(_source "${PALLAS_SOURCE_DIR}/tests/package/find_package_consumer")
-  set(_args "-DCMAKE_PREFIX_PATH=${_prefix}" "-DEXPECT_EIGEN=${_expect_eigen}")
+  set(_args "-DCMAKE_PREFIX_PATH=${_prefix}" "-DEXPECT_EIGEN=${_expect_eigen}" "-DEXPECT_BLIS=${_expect_blis}")
 elseif(MODE STREQUAL "install_only")
   set(_pallas_build "${WORK_DIR}/pallas-build")
   run("${CMAKE_COMMAND}" -S "${PALLAS_SOURCE_DIR}" -B "${_pallas_build}" ${_common}
@@ -85,7 +91,7 @@ elseif(MODE STREQUAL "install_only")
   run("${CMAKE_COMMAND}" --install "${_pallas_build}" --prefix "${_prefix}")
   check_installed("${_prefix}")
   set(_source "${PALLAS_SOURCE_DIR}/tests/package/find_package_consumer")
-  set(_args "-DCMAKE_PREFIX_PATH=${_prefix}" "-DEXPECT_EIGEN=${_expect_eigen}")
+  set(_args "-DCMAKE_PREFIX_PATH=${_prefix}" "-DEXPECT_EIGEN=${_expect_eigen}" "-DEXPECT_BLIS=${_expect_blis}")
 elseif(MODE STREQUAL "pkg_config")
   run("${CMAKE_COMMAND}" --install "${PALLAS_BINARY_DIR}" --prefix "${_prefix}")
   check_installed("${_prefix}")
@@ -106,7 +112,7 @@ elseif(MODE STREQUAL "pkg_config")
   # No CMake and no include path but what pkg-config gave; warnings are errors, as a
   # consumer's -Werror build would have them.
   run("${CXX_COMPILER}" ${_cflags} -Wall -Wextra -Wpedantic -Werror
-      "-DPALLAS_CONSUMER_EXPECT_EIGEN=${_expect_eigen}"
+      "-DPALLAS_CONSUMER_EXPECT_EIGEN=${_expect_eigen}" "-DPALLAS_CONSUMER_EXPECT_BLIS=${_expect_blis}"
       "${PALLAS_SOURCE_DIR}/tests/package/consumer.cpp" -o "${WORK_DIR}/consumer" ${_libs})
   run("${WORK_DIR}/consumer")
   return()

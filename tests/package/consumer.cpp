@@ -1,8 +1,8 @@
 // The program of the package consumer projects (find_package, add_subdirectory,
 // FetchContent, pkg-config): includes the umbrella header, launches a kernel on every
 // core (threads) that computes a pl::dot, and checks the result.
-// -DPALLAS_CONSUMER_EXPECT_EIGEN=0|1: the build flags must (not) have put Eigen on the
-// include path, so pl::dot runs on Eigen's GEMM (or the plain loop).
+// -DPALLAS_CONSUMER_EXPECT_BLIS=0|1, -DPALLAS_CONSUMER_EXPECT_EIGEN=0|1: the build flags
+// must (not) have made BLIS pl::dot's matrix unit, or (not) put Eigen on the include path.
 #include <pallas/pallas.hpp>
 
 #include <cstdio>
@@ -13,6 +13,10 @@ namespace pltpu = pallas::tpu;
 #ifdef PALLAS_CONSUMER_EXPECT_EIGEN
 static_assert(PALLAS_USE_EIGEN == PALLAS_CONSUMER_EXPECT_EIGEN,
               "consumer: the package's flags did not give the expected Eigen setting");
+#endif
+#ifdef PALLAS_CONSUMER_EXPECT_BLIS
+static_assert(PALLAS_USE_BLIS == PALLAS_CONSUMER_EXPECT_BLIS,
+              "consumer: the package's flags did not give the expected BLIS setting");
 #endif
 
 int main() {
@@ -29,6 +33,7 @@ int main() {
       std::fprintf(stderr, "consumer: expected 32 everywhere, got %g\n", static_cast<double>(x));
       return 1;
     }
-  std::printf("consumer: ok (pl::dot on %s)\n", PALLAS_USE_EIGEN ? "Eigen" : "the plain loop");
+  std::printf("consumer: ok (pl::dot on %s)\n",
+              PALLAS_USE_BLIS ? "BLIS" : PALLAS_USE_EIGEN ? "Eigen" : "the plain loop");
   return 0;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The GEMM kernels behind pl::dot (dot.hpp): f32 on Eigen's GEMM mapped on strided
-// buffers (when <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, see config.hpp) or
-// on a plain loop, and integers in wrapping 32-bit arithmetic.
+// The GEMM kernels behind pl::dot (dot.hpp): f32 on BLIS's GEMM (PALLAS_USE_BLIS, which
+// the CMake target defines where BLIS is found), on Eigen's mapped on strided buffers (when
+// <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, see config.hpp) or on a plain
+// loop, and integers in wrapping 32-bit arithmetic.
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +13,14 @@
 #include <pallas/config.hpp>
 #include <pallas/shape.hpp>
 
-#ifndef PALLAS_USE_EIGEN
+#ifndef PALLAS_USE_BLIS
+#  define PALLAS_USE_BLIS 0
+#endif
+
+#if PALLAS_USE_BLIS
+#  undef PALLAS_USE_EIGEN
+#  define PALLAS_USE_EIGEN 0  // BLIS is the matrix unit: Eigen is not parsed
+#elif !defined(PALLAS_USE_EIGEN)
 #  if __has_include(<Eigen/Core>)
 #    define PALLAS_USE_EIGEN 1
 #  else

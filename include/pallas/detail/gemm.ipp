@@ -1,13 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// pl::dot's f32 GEMM: Eigen's, mapped on strided buffers, or the plain loop without Eigen.
+// pl::dot's f32 GEMM: BLIS's, Eigen's, mapped on strided buffers, or the plain loop.
 
 #include <vector>
 
 #include <pallas/detail/buffer_pool.hpp>
 #include <pallas/detail/gemm.hpp>
 
-#if PALLAS_USE_EIGEN
+#if PALLAS_USE_BLIS
+// blis.h warns at -Wextra (unused parameters, comparisons always true) where its folder is
+// not a system one (a plain -I).
+#  if defined(__GNUC__)
+#    pragma GCC diagnostic push
+#    pragma GCC diagnostic ignored "-Wunused-parameter"
+#    pragma GCC diagnostic ignored "-Wtype-limits"
+#  endif
+#  include <blis.h>
+#  if defined(__GNUC__)
+#    pragma GCC diagnostic pop
+#  endif
+#elif PALLAS_USE_EIGEN
 // g++ 12 warns inside its own AVX-512 intrinsics (_mm512_undefined_ps) when Eigen's GEMM
 // is inlined at -O3 -march=native; the warning is a false positive.
 #  if defined(__GNUC__) && !defined(__clang__)
@@ -22,7 +34,44 @@
 
 namespace pallas::detail {
 
-#if PALLAS_USE_EIGEN
+#if PALLAS_USE_BLIS
+/// Whether the rows x cols matrix with strides (rs, cs) is in a layout BLIS documents for
+/// row- or column-stored matrices: one unit stride, the other at least the extent it steps
+/// over. Others (a broadcast's zero stride, overlapping rows) are copied first: BLIS 0.9
+/// computed them right when tried, but its documentation does not promise it.
+constexpr bool blis_takes(index_t rows, index_t cols, index_t rs, index_t cs) noexcept {
+  if (cs == 1) return rows == 1 || rs >= cols;
+  if (rs == 1) return cols == 1 || cs >= rows;
+  return false;
+}
+
+/// The strides BLIS is given for a matrix it takes: an extent-1 dimension's stride is
+/// never stepped over, so it gets the value BLIS's checks expect.
+constexpr void blis_strides(index_t rows, index_t cols, index_t& rs, index_t& cs) noexcept {
+  if (rows == 1 && cs == 1) rs = cols;
+  if (cols == 1 && rs == 1) cs = rows;
+  if (rows == 1 && cols == 1) rs = cs = 1;
+}
+
+/// C (m x n, row stride ldc) = / += / -= A * B on BLIS's GEMM, one thread per call (each
+/// TensorCore's matrix unit is the one CPU that runs the core), whatever BLIS_NUM_THREADS
+/// says. BLIS is re-entrant, so the cores call it concurrently.
+inline void blis_gemm(float* c, index_t ldc, matrix_view a, matrix_view b, index_t m, index_t n, index_t k,
+                      int mode) {
+  rntm_t rntm = BLIS_RNTM_INITIALIZER;
+  bli_rntm_set_num_threads(1, &rntm);
+  index_t rsc = ldc, csc = 1;
+  blis_strides(m, n, rsc, csc);
+  blis_strides(m, k, a.row_stride, a.col_stride);
+  blis_strides(k, n, b.row_stride, b.col_stride);
+  float alpha = mode >= 0 ? 1.0f : -1.0f, beta = mode == 0 ? 0.0f : 1.0f;
+  bli_sgemm_ex(BLIS_NO_TRANSPOSE, BLIS_NO_TRANSPOSE, m, n, k, &alpha, const_cast<float*>(a.data), a.row_stride,
+               a.col_stride, const_cast<float*>(b.data), b.row_stride, b.col_stride, &beta, c, rsc, csc, nullptr,
+               &rntm);
+}
+#endif
+
+#if PALLAS_USE_EIGEN && !PALLAS_USE_BLIS
 #  if defined(__GNUC__) && !defined(__clang__)
 #    pragma GCC diagnostic push
 #    pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -132,7 +181,14 @@ void gemm_f32(Float* c, index_t ldc, matrix_view const& a, matrix_view const& b,
         for (index_t j = 0; j < n; ++j) c[i * ldc + j] = 0.0f;
     return;
   }
-#if PALLAS_USE_EIGEN
+#if PALLAS_USE_BLIS
+  // BLIS takes both storage orders and any stride it can step over; others are copied.
+  std::vector<Float> a_tile, b_tile;
+  matrix_view ra = a, rb = b;
+  if (!blis_takes(m, k, a.row_stride, a.col_stride)) ra = {row_major_copy(a, m, k, a_tile), 0, k, 1};
+  if (!blis_takes(k, n, b.row_stride, b.col_stride)) rb = {row_major_copy(b, k, n, b_tile), 0, n, 1};
+  blis_gemm(c, ldc, ra, rb, m, n, k, mode);
+#elif PALLAS_USE_EIGEN
   // A column-major A is copied into a tile of this call: O(m k) against the GEMM's O(m n k).
   // Not a thread_local: its destructor registration outlives the threads of a forked
   // parent, which LeakSanitizer then reports in the child (fork_test).
