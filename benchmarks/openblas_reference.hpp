@@ -6,12 +6,15 @@
 // that silently ran on BLIS would make every ratio meaningless: this check stops the
 // program instead.
 
-#include <cblas.h>
+#include <cblas.h>  // OpenBLAS's or, where blis.h came first (same include guard), BLIS's
 #include <dlfcn.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+// OpenBLAS's own, declared here: BLIS's cblas.h, if it is the one included, lacks it.
+extern "C" void openblas_set_num_threads(int);
 
 namespace pallas_bench {
 
