@@ -5890,6 +5890,9 @@ using batch_of_t = boost::mp11::mp_eval_if<
 #endif
 
 #if PALLAS_USE_BLIS
+#  if !__has_include(<blis.h>)
+#    error "pallas: PALLAS_USE_BLIS=1 makes BLIS pl::dot's matrix unit, but <blis.h> is not on the include path (Debian: libblis-pthread-dev, -I/usr/include/<multiarch>/blis-pthread, and link libblis)"
+#  endif
 #  undef PALLAS_USE_EIGEN
 #  define PALLAS_USE_EIGEN 0  // BLIS is the matrix unit: Eigen is not parsed
 #elif !defined(PALLAS_USE_EIGEN)
