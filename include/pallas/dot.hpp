@@ -25,13 +25,18 @@
 // GEMM that accumulates straight into acc, with no temporary, when acc is f32 and
 // contiguous along a dimension. The f32 path is BLIS's GEMM (PALLAS_USE_BLIS) or Eigen's
 // (when <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, 1 by default then) on the
-// block buffers, whatever their strides (transposed views need no copy; detail/gemm.hpp). bf16/f16 and integer operands are
-// converted to f32 tiles first. A product that reads its destination goes through a
+// block buffers, whatever their strides (transposed views need no copy; detail/gemm.hpp).
+// bf16/f16 operands, and integers mixed with floats, are converted to f32 tiles first; so
+// are integer products whose every partial sum is exact in f32 (int8 x int8 up to a
+// contracted size of 1024), which then go back to int32 and wrap as the integer loop that
+// computes the others would. A product that reads its destination goes through a
 // temporary. Inside another expression (`pl::dot(x, y) + b`) it is computed first.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -158,6 +163,24 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
   using canon_b = shape<Dims::batch, Dims::k, Dims::n>;
   using canon_c = shape<Dims::batch, Dims::m, Dims::n>;
   static constexpr bool float_path = is_floating_v<Out> || is_floating_v<ta> || is_floating_v<tb>;
+  /// The largest magnitude of an integer type (1 for bool).
+  template <class I>
+  static constexpr double magnitude() noexcept {
+    if constexpr (std::is_same_v<I, bool>)
+      return 1.0;
+    else
+      return std::max(-static_cast<double>(std::numeric_limits<I>::min()),
+                      static_cast<double>(std::numeric_limits<I>::max()));
+  }
+  /// Integer operands whose every partial sum is an integer of at most 2^24 in magnitude
+  /// (int8 x int8 up to k = 1024, uint8 x uint8 up to k = 258): the f32 GEMM computes
+  /// them exactly, at the matrix unit's speed instead of the integer loop's.
+  static constexpr bool exact_in_f32 = [] {
+    if constexpr (float_path)
+      return false;
+    else
+      return magnitude<ta>() * magnitude<tb>() * static_cast<double>(Dims::k) <= 16777216.0;
+  }();
 
  public:
   using value_type = Out;
@@ -188,7 +211,7 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
     count_dot(2 * Dims::batch * m * n * Dims::k, sizeof(ta) >= 4 || sizeof(tb) >= 4);  // the cost report
     if constexpr (Dims::batch * m * n == 0) {
       return;
-    } else if constexpr (float_path) {
+    } else if constexpr (float_path || exact_in_f32) {
       constexpr int mode = gemm_mode_v<AOp>;
       memory_region const region = region_of<T, S>(dst, dstr);
       bool const direct_a = std::is_same_v<ta, float> && unit_stride(va);
@@ -220,6 +243,8 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
       leaf<float, S> const result(c, row_major<S>());
       if constexpr (std::is_same_v<Out, float>)
         walk<AOp, S>(dst, dstr, result);
+      else if constexpr (exact_in_f32)  // exact integers: to int32, then wrapped as the loop would
+        walk<AOp, S>(dst, dstr, pallas::astype<Out>(pallas::astype<std::int32_t>(result)));
       else
         walk<AOp, S>(dst, dstr, pallas::astype<Out>(result));
     } else {

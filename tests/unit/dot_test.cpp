@@ -5,6 +5,7 @@
 // results are exact and wrap.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -223,6 +224,60 @@ TEST_CASE("int8 x int8 -> int32 is exact; integer products wrap", "[dot]") {
   // a float preferred type on integer operands
   auto fl = pl::dot(a, b, pl::preferred_element_type<float>).eval();
   CHECK(fl(3, 4) == float(c(3, 4)));
+}
+
+// Small integer products run on the f32 GEMM where every partial sum is exact in f32
+// (|sum| <= 2^24), and on the integer loop past that: both sides of the bound, at the
+// values that reach it, with =, += and -=, checked against a loop in 64-bit integers.
+template <class TA, class TB, index_t M, index_t K, index_t N>
+void check_integer_dot(TA fill_a, TB fill_b) {
+  INFO(sizeof(TA) << "-byte x " << sizeof(TB) << "-byte integers, k = " << K);
+  // Mostly the extreme value (so sums reach the bound), with a varied element in each row
+  // and column so that a transposed or misplaced operand shows.
+  pl::block<TA, pl::shape<M, K>> a = pl::full<TA, pl::shape<M, K>>(fill_a);
+  pl::block<TB, pl::shape<K, N>> b = pl::full<TB, pl::shape<K, N>>(fill_b);
+  for (index_t i = 0; i < M; ++i) a(i, (i * 7) % K) = static_cast<TA>(i % 5);
+  for (index_t j = 0; j < N; ++j) b((j * 3) % K, j) = static_cast<TB>(j % 4);
+  auto ref = [&](index_t i, index_t j) {
+    long long s = 0;
+    for (index_t p = 0; p < K; ++p) s += static_cast<long long>(a(i, p)) * static_cast<long long>(b(p, j));
+    return s;
+  };
+  auto c = pl::dot(a, b, pl::preferred_element_type<std::int32_t>).eval();
+  pl::block<std::int32_t, pl::shape<M, N>> acc = pl::full<std::int32_t, pl::shape<M, N>>(7);
+  acc[pl::ellipsis] += pl::dot(a, b, pl::preferred_element_type<std::int32_t>);
+  pl::block<std::int32_t, pl::shape<M, N>> dec = pl::full<std::int32_t, pl::shape<M, N>>(7);
+  dec[pl::ellipsis] -= pl::dot(a, b, pl::preferred_element_type<std::int32_t>);
+  auto narrow = pl::dot(a, b).eval();  // jnp: the promoted operand type, wrapped
+  using narrow_t = typename decltype(narrow)::value_type;
+  long long worst = 0;
+  for (index_t i = 0; i < M; ++i)
+    for (index_t j = 0; j < N; ++j) {
+      long long const s = ref(i, j);
+      worst = std::max(worst, s < 0 ? -s : s);
+      REQUIRE(c(i, j) == s);
+      REQUIRE(acc(i, j) == 7 + s);
+      REQUIRE(dec(i, j) == 7 - s);
+      REQUIRE(narrow(i, j) == static_cast<narrow_t>(static_cast<std::make_unsigned_t<narrow_t>>(s)));
+    }
+  INFO("largest |sum| " << worst);
+  CHECK(worst > 0);
+}
+
+TEST_CASE("integer products on both sides of the f32-exact bound", "[dot]") {
+  // int8 x int8: 128 * 128 * 1024 = 2^24 (exact path, sums of -128 * -128 reach it), then 1025.
+  check_integer_dot<std::int8_t, std::int8_t, 3, 1024, 5>(-128, -128);
+  check_integer_dot<std::int8_t, std::int8_t, 3, 1025, 5>(-128, -128);
+  check_integer_dot<std::int8_t, std::int8_t, 4, 1024, 2>(-128, 127);
+  check_integer_dot<std::int8_t, std::int8_t, 3, 1101, 2>(-127, 127);  // odd sums past 2^24: not exact in f32
+  // int8 x int16: 128 * 32768 * 4 = 2^24, then 5; int16 x int16 never.
+  check_integer_dot<std::int8_t, std::int16_t, 3, 4, 2>(-128, -32768);
+  check_integer_dot<std::int8_t, std::int16_t, 3, 5, 2>(-128, -32768);
+  check_integer_dot<std::int16_t, std::int16_t, 2, 3, 2>(-32767, 301);  // |sum| 2^24.4: not exact in f32
+  // size-1 dimensions in every position
+  check_integer_dot<std::int8_t, std::int8_t, 1, 64, 9>(-128, 127);
+  check_integer_dot<std::int8_t, std::int8_t, 9, 64, 1>(127, -128);
+  check_integer_dot<std::int8_t, std::int8_t, 6, 1, 7>(-128, -128);
 }
 
 TEST_CASE("dots that read their destination, and dots inside expressions", "[dot]") {
