@@ -5865,8 +5865,8 @@ using batch_of_t = boost::mp11::mp_eval_if<
 // block buffers, whatever their strides (transposed views need no copy; detail/gemm.hpp).
 // bf16/f16 operands, and integers mixed with floats, are converted to f32 tiles first; so
 // are integer products whose every partial sum is exact in f32 (int8 x int8 up to a
-// contracted size of 1024), which then go back to int32 and wrap as the integer loop that
-// computes the others would. A product that reads its destination goes through a
+// contracted size of 1024, longer ones in chunks of that), which then go back to int32 and
+// wrap as the integer loop that computes the others would. A product that reads its destination goes through a
 // temporary. Inside another expression (`pl::dot(x, y) + b`) it is computed first.
 
 #include <algorithm>
@@ -6195,15 +6195,19 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
       return std::max(-static_cast<double>(std::numeric_limits<I>::min()),
                       static_cast<double>(std::numeric_limits<I>::max()));
   }
-  /// Integer operands whose every partial sum is an integer of at most 2^24 in magnitude
-  /// (int8 x int8 up to k = 1024, uint8 x uint8 up to k = 258): the f32 GEMM computes
-  /// them exactly, at the matrix unit's speed instead of the integer loop's.
-  static constexpr bool exact_in_f32 = [] {
+  /// For integer operands, the longest contraction whose every partial sum is an integer of
+  /// at most 2^24 in magnitude, which the f32 GEMM computes exactly (int8 x int8: 1024).
+  static constexpr index_t f32_exact_k = [] {
     if constexpr (float_path)
-      return false;
+      return index_t{0};
     else
-      return magnitude<ta>() * magnitude<tb>() * static_cast<double>(Dims::k) <= 16777216.0;
+      return static_cast<index_t>(16777216.0 / (magnitude<ta>() * magnitude<tb>()));
   }();
+  /// Integer products that run on the f32 GEMM, at the matrix unit's speed instead of the
+  /// integer loop's: in one piece up to f32_exact_k, in chunks of it (summed in wrapping
+  /// 32-bit integers) past it when the chunks are long enough to be worth a GEMM each.
+  static constexpr bool exact_in_f32 = !float_path && (Dims::k <= f32_exact_k || f32_exact_k >= 64);
+  static constexpr bool chunked_in_f32 = exact_in_f32 && Dims::k > f32_exact_k;
 
  public:
   using value_type = Out;
@@ -6234,6 +6238,23 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
     count_dot(2 * Dims::batch * m * n * Dims::k, sizeof(ta) >= 4 || sizeof(tb) >= 4);  // the cost report
     if constexpr (Dims::batch * m * n == 0) {
       return;
+    } else if constexpr (chunked_in_f32) {
+      matrix_view const a = materialize<canon_a>(va, 0);
+      matrix_view const b = materialize<canon_b>(vb, 1);
+      float* const c = dot_scratch(2, m * n);
+      block_storage<std::uint32_t> sum = allocate_block<std::uint32_t>(canon_c::static_size());
+      for (index_t bt = 0; bt < Dims::batch; ++bt) {
+        std::uint32_t* const sum_bt = sum.get() + bt * m * n;
+        for (index_t e = 0; e < m * n; ++e) sum_bt[e] = 0u;
+        for (index_t p = 0; p < Dims::k; p += f32_exact_k) {
+          matrix_view ac = at_batch(a, bt), bc = at_batch(b, bt);
+          ac.data += p * ac.col_stride;  // columns [p, p + kc) of A, rows [p, p + kc) of B
+          bc.data += p * bc.row_stride;
+          gemm_f32(c, n, ac, bc, m, n, std::min(f32_exact_k, Dims::k - p), 0);
+          for (index_t e = 0; e < m * n; ++e) sum_bt[e] += static_cast<std::uint32_t>(static_cast<std::int32_t>(c[e]));
+        }
+      }
+      walk<AOp, S>(dst, dstr, pallas::astype<Out>(leaf<std::uint32_t, S>(sum.get(), row_major<S>())));
     } else if constexpr (float_path || exact_in_f32) {
       constexpr int mode = gemm_mode_v<AOp>;
       memory_region const region = region_of<T, S>(dst, dstr);

@@ -227,8 +227,9 @@ TEST_CASE("int8 x int8 -> int32 is exact; integer products wrap", "[dot]") {
 }
 
 // Small integer products run on the f32 GEMM where every partial sum is exact in f32
-// (|sum| <= 2^24), and on the integer loop past that: both sides of the bound, at the
-// values that reach it, with =, += and -=, checked against a loop in 64-bit integers.
+// (|sum| <= 2^24), in chunks of that length past it (int8), and on the integer loop where
+// the chunks would be short: both sides of each bound, at the values that reach it, with
+// =, += and -=, checked against a loop in 64-bit integers.
 template <class TA, class TB, index_t M, index_t K, index_t N>
 void check_integer_dot(TA fill_a, TB fill_b) {
   INFO(sizeof(TA) << "-byte x " << sizeof(TB) << "-byte integers, k = " << K);
@@ -265,12 +266,15 @@ void check_integer_dot(TA fill_a, TB fill_b) {
 }
 
 TEST_CASE("integer products on both sides of the f32-exact bound", "[dot]") {
-  // int8 x int8: 128 * 128 * 1024 = 2^24 (exact path, sums of -128 * -128 reach it), then 1025.
+  // int8 x int8: 128 * 128 * 1024 = 2^24 (one GEMM, sums of -128 * -128 reach it), then
+  // chunks of 1024.
   check_integer_dot<std::int8_t, std::int8_t, 3, 1024, 5>(-128, -128);
   check_integer_dot<std::int8_t, std::int8_t, 3, 1025, 5>(-128, -128);
   check_integer_dot<std::int8_t, std::int8_t, 4, 1024, 2>(-128, 127);
-  check_integer_dot<std::int8_t, std::int8_t, 3, 1101, 2>(-127, 127);  // odd sums past 2^24: not exact in f32
-  // int8 x int16: 128 * 32768 * 4 = 2^24, then 5; int16 x int16 never.
+  check_integer_dot<std::int8_t, std::int8_t, 3, 1101, 2>(-127, 127);  // odd sums past 2^24: two chunks
+  check_integer_dot<std::int8_t, std::int8_t, 2, 2500, 3>(-128, -128);  // three chunks, the last short
+  // int8 x int16: 128 * 32768 * 4 = 2^24, then the loop (chunks of 4 are too short);
+  // int16 x int16: always the loop.
   check_integer_dot<std::int8_t, std::int16_t, 3, 4, 2>(-128, -32768);
   check_integer_dot<std::int8_t, std::int16_t, 3, 5, 2>(-128, -32768);
   check_integer_dot<std::int16_t, std::int16_t, 2, 3, 2>(-32767, 301);  // |sum| 2^24.4: not exact in f32
