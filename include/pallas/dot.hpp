@@ -27,10 +27,9 @@
 // (when <Eigen/Core> is on the include path: PALLAS_USE_EIGEN, 1 by default then) on the
 // block buffers, whatever their strides (transposed views need no copy; detail/gemm.hpp).
 // bf16/f16 operands, and integers mixed with floats, are converted to f32 tiles first; so
-// are integer products whose every partial sum is exact in f32 (int8 x int8 up to a
-// contracted size of 1024, longer ones in chunks of that), which then go back to int32 and
-// wrap as the integer loop that computes the others would. A product that reads its destination goes through a
-// temporary. Inside another expression (`pl::dot(x, y) + b`) it is computed first.
+// are integer products whose every partial sum is exact in f32 (int8 x int8 in chunks of a
+// contracted size of 1024), summed in int32 and wrapped as the integer loop that computes
+// the others would. A product that reads its destination goes through a temporary. Inside another expression (`pl::dot(x, y) + b`) it is computed first.
 
 #include <algorithm>
 #include <array>
@@ -181,10 +180,9 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
       return static_cast<index_t>(16777216.0 / (magnitude<ta>() * magnitude<tb>()));
   }();
   /// Integer products that run on the f32 GEMM, at the matrix unit's speed instead of the
-  /// integer loop's: in one piece up to f32_exact_k, in chunks of it (summed in wrapping
-  /// 32-bit integers) past it when the chunks are long enough to be worth a GEMM each.
+  /// integer loop's, in chunks of f32_exact_k summed in wrapping 32-bit integers (one chunk
+  /// up to it): where one chunk does it or the chunks are long enough to be worth a GEMM each.
   static constexpr bool exact_in_f32 = !float_path && (Dims::k <= f32_exact_k || f32_exact_k >= 64);
-  static constexpr bool chunked_in_f32 = exact_in_f32 && Dims::k > f32_exact_k;
 
  public:
   using value_type = Out;
@@ -215,7 +213,7 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
     count_dot(2 * Dims::batch * m * n * Dims::k, sizeof(ta) >= 4 || sizeof(tb) >= 4);  // the cost report
     if constexpr (Dims::batch * m * n == 0) {
       return;
-    } else if constexpr (chunked_in_f32) {
+    } else if constexpr (exact_in_f32) {
       matrix_view const a = materialize<canon_a>(va, 0);
       matrix_view const b = materialize<canon_b>(vb, 1);
       float* const c = dot_scratch(2, m * n);
@@ -232,7 +230,7 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
         }
       }
       walk<AOp, S>(dst, dstr, pallas::astype<Out>(leaf<std::uint32_t, S>(sum.get(), row_major<S>())));
-    } else if constexpr (float_path || exact_in_f32) {
+    } else if constexpr (float_path) {
       constexpr int mode = gemm_mode_v<AOp>;
       memory_region const region = region_of<T, S>(dst, dstr);
       bool const direct_a = std::is_same_v<ta, float> && unit_stride(va);
@@ -264,8 +262,6 @@ class dot_expr : public expr_methods<dot_expr<Dims, Out, A, B>>, public deferred
       leaf<float, S> const result(c, row_major<S>());
       if constexpr (std::is_same_v<Out, float>)
         walk<AOp, S>(dst, dstr, result);
-      else if constexpr (exact_in_f32)  // exact integers: to int32, then wrapped as the loop would
-        walk<AOp, S>(dst, dstr, pallas::astype<Out>(pallas::astype<std::int32_t>(result)));
       else
         walk<AOp, S>(dst, dstr, pallas::astype<Out>(result));
     } else {
