@@ -6967,7 +6967,7 @@ class checked_state final : public access_checker {
   void attach_races(race_detector* detector, bool several_chips);
 
   /// An element access may read or write: it counts as a read (no false reports).
-  void note_shared(region const& r, access_kind kind, char const* what, place where) override;
+  PALLAS_DECL void note_shared(region const& r, access_kind kind, char const* what, place where) override;
 
   /// This core signals `cell`: what it did so far happens before a wait that sees it.
   void race_release(void const* cell) {
@@ -7009,7 +7009,7 @@ class checked_state final : public access_checker {
   [[gnu::cold]] std::string conflict(region const* reads, region const* writes, char const* reads_verb = "reads") const;
 
   /// The access hook (block reads and writes, element accesses).
-  void check(region const& r, access_kind kind, char const* what, place where) override;
+  PALLAS_DECL void check(region const& r, access_kind kind, char const* what, place where) override;
 
   /// Reads what other ranks described since the hint was last cleared.
   void read_feed() {
@@ -7438,7 +7438,7 @@ class core_error_context final : public error_context {
  public:
   explicit core_error_context(int core);
   explicit core_error_context(std::string core) : core_(std::move(core)) {}
-  void describe(std::ostream& out) const override;
+  PALLAS_DECL void describe(std::ostream& out) const override;
 
  private:
   std::string core_;
@@ -7708,12 +7708,12 @@ class chip_transport {
   /// destination as `me` sees it (the same buffer and offset are written on `target`).
   /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
   /// signaled with the byte count.
-  virtual void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
+  PALLAS_DECL virtual void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
                                std::int64_t recv_offset, place where);
   /// The end of core `me`'s body, before it counts as finished: copies it kept go now.
   virtual void body_done(core_state& /*me*/) {}
   /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
-  virtual void signal_elsewhere(core_state& me, int target, std::int64_t offset, std::int32_t inc);
+  PALLAS_DECL virtual void signal_elsewhere(core_state& me, int target, std::int64_t offset, std::int32_t inc);
   /// Whether other processes may signal this launch's semaphores (then a wait that every
   /// local core is stuck in is not a proven deadlock).
   virtual bool spans_processes() const { return false; }
@@ -7738,10 +7738,10 @@ void run_remote_task(launch_state& launch, remote_task const& t);
 /// Chips as threads of this process: a remote copy is a memcpy between their memories.
 class in_process_transport final : public chip_transport {
  public:
-  void start(launch_state& launch, remote_task const& t, bool now) override;
-  bool progress(launch_state& launch, void const* cell) override;
-  bool pending_for(void const* cell) override;
-  std::size_t leftovers() override;
+  PALLAS_DECL void start(launch_state& launch, remote_task const& t, bool now) override;
+  PALLAS_DECL bool progress(launch_state& launch, void const* cell) override;
+  PALLAS_DECL bool pending_for(void const* cell) override;
+  PALLAS_DECL std::size_t leftovers() override;
 
  private:
   std::mutex mutex_;

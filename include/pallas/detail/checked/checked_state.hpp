@@ -119,7 +119,7 @@ class checked_state final : public access_checker {
   void attach_races(race_detector* detector, bool several_chips);
 
   /// An element access may read or write: it counts as a read (no false reports).
-  void note_shared(region const& r, access_kind kind, char const* what, place where) override;
+  PALLAS_DECL void note_shared(region const& r, access_kind kind, char const* what, place where) override;
 
   /// This core signals `cell`: what it did so far happens before a wait that sees it.
   void race_release(void const* cell) {
@@ -161,7 +161,7 @@ class checked_state final : public access_checker {
   [[gnu::cold]] std::string conflict(region const* reads, region const* writes, char const* reads_verb = "reads") const;
 
   /// The access hook (block reads and writes, element accesses).
-  void check(region const& r, access_kind kind, char const* what, place where) override;
+  PALLAS_DECL void check(region const& r, access_kind kind, char const* what, place where) override;
 
   /// Reads what other ranks described since the hint was last cleared.
   void read_feed() {

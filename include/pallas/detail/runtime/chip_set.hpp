@@ -66,12 +66,12 @@ class chip_transport {
   /// destination as `me` sees it (the same buffer and offset are written on `target`).
   /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
   /// signaled with the byte count.
-  virtual void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
+  PALLAS_DECL virtual void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
                                std::int64_t recv_offset, place where);
   /// The end of core `me`'s body, before it counts as finished: copies it kept go now.
   virtual void body_done(core_state& /*me*/) {}
   /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
-  virtual void signal_elsewhere(core_state& me, int target, std::int64_t offset, std::int32_t inc);
+  PALLAS_DECL virtual void signal_elsewhere(core_state& me, int target, std::int64_t offset, std::int32_t inc);
   /// Whether other processes may signal this launch's semaphores (then a wait that every
   /// local core is stuck in is not a proven deadlock).
   virtual bool spans_processes() const { return false; }
@@ -96,10 +96,10 @@ void run_remote_task(launch_state& launch, remote_task const& t);
 /// Chips as threads of this process: a remote copy is a memcpy between their memories.
 class in_process_transport final : public chip_transport {
  public:
-  void start(launch_state& launch, remote_task const& t, bool now) override;
-  bool progress(launch_state& launch, void const* cell) override;
-  bool pending_for(void const* cell) override;
-  std::size_t leftovers() override;
+  PALLAS_DECL void start(launch_state& launch, remote_task const& t, bool now) override;
+  PALLAS_DECL bool progress(launch_state& launch, void const* cell) override;
+  PALLAS_DECL bool pending_for(void const* cell) override;
+  PALLAS_DECL std::size_t leftovers() override;
 
  private:
   std::mutex mutex_;

@@ -121,7 +121,7 @@ class core_error_context final : public error_context {
  public:
   explicit core_error_context(int core);
   explicit core_error_context(std::string core) : core_(std::move(core)) {}
-  void describe(std::ostream& out) const override;
+  PALLAS_DECL void describe(std::ostream& out) const override;
 
  private:
   std::string core_;
