@@ -105,6 +105,60 @@ void BM_add_blocked_copies(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
 }
 
+// The inline executor's design written by hand, without the library: what add_pipelined_vs_fused
+// is measured against to tell the design's ceiling on this machine from the library's cost.
+// Each thread takes its share of the block rows (the core split) and, block by block, copies
+// the rows of x and y into its own buffers prefetching 6 rows ahead (as the copy engine does),
+// adds them, and writes the block back with streaming stores; nothing overlaps.
+template <int Threads>
+void BM_add_handwritten_inline(benchmark::State& state) {
+  constexpr pl::index_t b = 128, prefetch_rows = 6;
+  auto const& x = x_array();
+  auto const& y = y_array();
+  array o;
+  auto copy_in = [](float* to, float const* from) {
+    for (pl::index_t r = 0; r < b; ++r) {
+      if (r + prefetch_rows < b)
+        for (pl::index_t c = 0; c < b; c += 16) __builtin_prefetch(from + (r + prefetch_rows) * cols + c);
+      std::memcpy(to + r * b, from + r * cols, b * sizeof(float));
+    }
+  };
+  for (auto _ : state) {
+    on_threads<Threads>([&](int t) {
+      struct buffers {
+        alignas(64) float x[b * b], y[b * b], o[b * b];
+      };
+      auto const buf = std::make_unique<buffers>();
+      pl::index_t const block_rows = rows / b;
+      for (pl::index_t i = block_rows / Threads * t; i < block_rows / Threads * (t + 1); ++i)
+        for (pl::index_t j = 0; j < cols / b; ++j) {
+          pl::index_t const origin = i * b * cols + j * b;
+          copy_in(buf->x, x.data() + origin);
+          copy_in(buf->y, y.data() + origin);
+          for (pl::index_t k = 0; k < b * b; ++k) buf->o[k] = buf->x[k] + buf->y[k];
+          float* to = o.data() + origin;
+          for (pl::index_t r = 0; r < b; ++r) {
+#if defined(__AVX__)
+            for (pl::index_t c = 0; c < b; c += 8) _mm256_stream_ps(to + r * cols + c, _mm256_load_ps(buf->o + r * b + c));
+#else
+            std::memcpy(to + r * cols, buf->o + r * b, b * sizeof(float));
+#endif
+          }
+        }
+#if defined(__AVX__)
+      _mm_sfence();
+#endif
+    });
+    benchmark::DoNotOptimize(o.data());
+  }
+  for (pl::index_t k = 0; k < o.size(); ++k)
+    if (o.data()[k] != 5.0f) {
+      state.SkipWithError("the hand-written inline add is wrong");
+      break;
+    }
+  state.SetBytesProcessed(state.iterations() * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
+}
+
 // The thread executor's design written by hand, without the library: what its goal line is
 // measured against to tell the design's ceiling on this machine from the library's overhead.
 // A helper thread (the DMA thread) copies the next block's rows of x and y into the second
@@ -223,6 +277,8 @@ BENCHMARK(BM_add_fused<2>)->Name("BM_add_fused_2t")->UseRealTime()->Unit(benchma
 BENCHMARK(BM_add_fused<1>)->Name("BM_add_fused_1t")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_blocked_copies<2>)->Name("BM_add_blocked_copies_2t")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_blocked_copies<1>)->Name("BM_add_blocked_copies_1t")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_add_handwritten_inline<2>)->Name("BM_add_handwritten_inline_2t")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_add_handwritten_inline<1>)->Name("BM_add_handwritten_inline_1t")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_handwritten_dmathread)->Name("BM_add_handwritten_dmathread")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_pipelined<2, 128, 128>)->Name("BM_add_pipelined_2core")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_pipelined<1, 128, 128>)->Name("BM_add_pipelined_1core")->UseRealTime()->Unit(benchmark::kMillisecond);
@@ -252,6 +308,12 @@ static int const goals = [] {
                     "BM_add_fused_1t/real_time");
   speed_information("add_pipelined_1core_vs_handwritten_dmathread", "BM_add_pipelined_1core/real_time",
                     "BM_add_handwritten_dmathread/real_time");
+  speed_information("add_handwritten_inline_2t_vs_fused_2t", "BM_add_handwritten_inline_2t/real_time",
+                    "BM_add_fused_2t/real_time");
+  speed_information("add_pipelined_2core_vs_handwritten_inline_2t", "BM_add_pipelined_2core/real_time",
+                    "BM_add_handwritten_inline_2t/real_time");
+  speed_information("add_pipelined_1core_inline_vs_handwritten_inline_1t", "BM_add_pipelined_1core_inline/real_time",
+                    "BM_add_handwritten_inline_1t/real_time");
   speed_information("add_fused_2t_vs_fused_1t", "BM_add_fused_2t/real_time", "BM_add_fused_1t/real_time");
   return 0;
 }();
