@@ -10,7 +10,8 @@
 # compilers' plain builds already ran. PALLAS_SANITIZER_CXX=g++ uses g++ instead.
 # Each configuration builds in build/<name> with Ninja (-O0, line tables only: -g1). gcc and
 # clang run the tests with the automatic DMA executor, then the unit tests once more under
-# each executor (PALLAS_DMA_ENGINE=inline, thread); the sanitizer builds run everything once
+# each executor (PALLAS_DMA_ENGINE=inline, thread), and gcc under the eager and random DMA
+# orders (PALLAS_DMA_ORDER; random with seed 1 or PALLAS_TEST_DMA_SEED); the sanitizer builds run everything once
 # with the DMA thread (PALLAS_DMA_ENGINE=thread). It stops at the first failure. The soak test builds with -O2 in gcc
 # and clang: its results check optimized code.
 #
@@ -22,6 +23,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 configs=${PALLAS_TEST_CONFIGS:-gcc,clang,asan,tsan}
+# The random DMA order's seed for the gcc run: fixed, so that a run repeats the last one's
+# copy orders; PALLAS_TEST_DMA_SEED tries another.
+random_seed=${PALLAS_TEST_DMA_SEED:-1}
 configs=${configs//,/ }
 jobs=${PALLAS_JOBS:-2}
 read -r -a extra_ctest <<<"${PALLAS_CTEST_ARGS:-}"
@@ -156,21 +160,24 @@ run_config() {
   fi
 
   # The unit tests once more under each DMA executor (the run above used the automatic
-  # choice: the DMA thread for launches that leave a CPU free, the cores otherwise).
-  local executor executors=(inline thread)
-  [ -z "$sanitize" ] || executors=()
-  for executor in ${executors[@]+"${executors[@]}"}; do
-    current="$name (unit tests, PALLAS_DMA_ENGINE=$executor)"
+  # choice: the DMA thread for launches that leave a CPU free, the cores otherwise), and in
+  # gcc under the two other DMA orders (the runs above moved each copy's bytes at its wait).
+  local setting settings=(PALLAS_DMA_ENGINE=inline PALLAS_DMA_ENGINE=thread)
+  [ "$name" != gcc ] || settings+=(PALLAS_DMA_ORDER=eager "PALLAS_DMA_ORDER=random PALLAS_DMA_SEED=$random_seed")
+  [ -z "$sanitize" ] || settings=()
+  for setting in ${settings[@]+"${settings[@]}"}; do
+    current="$name (unit tests, $setting)"
     start=$SECONDS
-    log=$dir/ctest_$executor.log
+    log=$dir/ctest_$(echo "${setting%% *}" | tr '=' '_').log
     set +e
-    PALLAS_DMA_ENGINE=$executor "${wrapper[@]}" ctest "${ctest_args[@]}" -L unit "${extra_ctest[@]}" >"$log" 2>&1
+    # shellcheck disable=SC2086 # $setting is one or two NAME=value words
+    env $setting "${wrapper[@]}" ctest "${ctest_args[@]}" -L unit "${extra_ctest[@]}" >"$log" 2>&1
     status=$?
     set -e
     counts=$(grep -Eo '[0-9]+ tests? failed out of [0-9]+' "$log" | tail -n 1 || true)
     failed=${counts%% *}
     total=${counts##* }
-    summary+=("$name: unit tests with PALLAS_DMA_ENGINE=$executor $(elapsed $((SECONDS - start))), $((total - failed))/$total passed")
+    summary+=("$name: unit tests with $setting $(elapsed $((SECONDS - start))), $((total - failed))/$total passed")
     echo "test.sh: ${summary[-1]}"
     total_passed=$((total_passed + total - failed))
     total_failed=$((total_failed + failed))

@@ -14576,9 +14576,23 @@ std::ostream& operator<<(std::ostream& out, basic_plan<R, N, C, E, Ru, I, L> con
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
+
+// ---- begin pallas/detail/pipeline/hbm_overlap.hpp ----
+// Checked mode's watch over one core's pipeline copies that read and write the same HBM
+// bytes: an input and an output over one buffer (pallas_call's input_output_aliases, or one
+// HBM ref given to emit_pipeline as both). A fetch whose bytes a write-back of another
+// block-step writes while both are in flight reads old or new data depending on which DMA
+// finishes first, on a TPU as here (PALLAS_DMA_ORDER=random shows it): a race, reported when
+// the second of the two copies starts, whatever the DMA order.
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <vector>
 
 // ---- begin pallas/detail/pipeline/operand_io.hpp ----
 // One pipeline operand's copies at run time, on one core, without its types: the operand's
@@ -14594,6 +14608,7 @@ std::ostream& operator<<(std::ostream& out, basic_plan<R, N, C, E, Ru, I, L> con
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 // ---- begin pallas/detail/pipeline/spec_rules.hpp ----
@@ -14764,6 +14779,17 @@ class operand_io {
   /// Waits for the copy of block `b` in slot `slot`.
   void wait(core_state& core, std::span<index_t const> b, int slot, bool to_hbm);
 
+  /// The HBM bytes the copy of block `b` through slot `slot` touches.
+  region hbm_region(std::span<index_t const> b, int slot, bool to_hbm) const;
+
+  /// The HBM bytes of the whole operand.
+  region hbm_extent() const noexcept;
+
+  /// The copy of block `b` in words: "in_specs[0]'s fetch of block (2, 0)".
+  std::string copy_name(std::span<index_t const> b, bool to_hbm) const;
+
+  caller who() const noexcept { return who_; }
+
   /// The first element of slot `slot`.
   std::byte* slot_data(int slot) const noexcept {
     return slots_ + static_cast<std::int64_t>(slot) * block_elements_ * static_cast<std::int64_t>(element_bytes_);
@@ -14805,6 +14831,42 @@ PALLAS_DECL void fill_elements(std::byte* to, index_t count, std::byte const* va
 }  // namespace pallas::detail
 
 // ---- end pallas/detail/pipeline/operand_io.hpp ----
+
+namespace pallas::detail {
+
+class hbm_overlap_check {
+ public:
+  /// Watches `operands` (inputs then outputs) when some input's HBM bytes and some output's
+  /// overlap; otherwise every call does nothing.
+  explicit hbm_overlap_check(std::span<operand_io const> operands);
+
+  bool active() const noexcept { return active_; }
+
+  /// Before operand `k` starts the copy of block `b` through slot `slot`: throws
+  /// pallas::race_error when a copy in the other direction still in flight touches its HBM
+  /// bytes.
+  void starting(std::span<operand_io const> operands, std::size_t k, std::span<index_t const> b, int slot,
+                bool to_hbm);
+
+  /// After operand `k`'s copy through slot `slot` was waited for.
+  void waited(std::size_t k, int slot, bool to_hbm) noexcept;
+
+ private:
+  struct in_flight {
+    std::size_t operand;
+    int slot;
+    bool to_hbm;
+    region hbm;
+    std::array<index_t, max_block_rank> block;
+    int rank;
+  };
+  bool active_ = false;
+  std::vector<in_flight> copies_;
+};
+
+}  // namespace pallas::detail
+
+// ---- end pallas/detail/pipeline/hbm_overlap.hpp ----
 
 namespace pallas::detail {
 
@@ -14875,6 +14937,10 @@ void execute_plan(core_state& core, int part, plan_view<R, N> const& plan, std::
   std::array<bound_block, N> bound{};
   for (std::size_t k = 0; k < N; ++k)
     if (auto const runs = plan.runs_of(c, k); !runs.empty()) bound[k].block = plan.block(runs[0], k);
+  // Checked mode: a fetch and a write-back of one buffer's bytes in flight together race.
+  std::optional<hbm_overlap_check> overlaps;
+  if constexpr (checked_mode) overlaps.emplace(std::span<operand_io const>(operands));
+  bool const watch_overlaps = overlaps && overlaps->active();
   for (plan_event const& e : plan.events_of(c)) {
     switch (e.kind) {
       case event_kind::body: {
@@ -14899,11 +14965,18 @@ void execute_plan(core_state& core, int part, plan_view<R, N> const& plan, std::
         operand_io& op = operands[e.operand];
         if (!op.buffered()) break;
         auto const block = plan.block(plan.runs_of(c, e.operand)[static_cast<std::size_t>(e.index)], e.operand);
+        bool const to_hbm = e.kind == event_kind::writeback_start || e.kind == event_kind::writeback_wait;
         switch (e.kind) {
-          case event_kind::fetch_start: op.start(core, block, e.slot, false); break;
-          case event_kind::fetch_wait: op.wait(core, block, e.slot, false); break;
-          case event_kind::writeback_start: op.start(core, block, e.slot, true); break;
-          case event_kind::writeback_wait: op.wait(core, block, e.slot, true); break;
+          case event_kind::fetch_start:
+          case event_kind::writeback_start:
+            if (watch_overlaps) overlaps->starting(operands, e.operand, block, e.slot, to_hbm);
+            op.start(core, block, e.slot, to_hbm);
+            break;
+          case event_kind::fetch_wait:
+          case event_kind::writeback_wait:
+            op.wait(core, block, e.slot, to_hbm);
+            if (watch_overlaps) overlaps->waited(e.operand, e.slot, to_hbm);
+            break;
           default: break;
         }
       }
@@ -21209,6 +21282,20 @@ PALLAS_DECL void operand_io::wait(core_state& core, std::span<index_t const> b, 
                         started_cpu_ns_[static_cast<std::size_t>(slot)]);
 }
 
+PALLAS_DECL region operand_io::hbm_region(std::span<index_t const> b, int slot, bool to_hbm) const {
+  bool clipped = false;
+  dma_task const t = block_task(b, slot, to_hbm, clipped);
+  return to_hbm ? t.dst_region() : t.src_region();
+}
+
+PALLAS_DECL region operand_io::hbm_extent() const noexcept {
+  return region::strided(hbm_, desc_.rank, extents_.data(), strides_.data(), static_cast<std::int64_t>(element_bytes_));
+}
+
+PALLAS_DECL std::string operand_io::copy_name(std::span<index_t const> b, bool to_hbm) const {
+  return operand_name(desc_) + "'s " + (to_hbm ? "write-back" : "fetch") + " of block " + tuple_string(b);
+}
+
 PALLAS_DECL dma_task operand_io::block_task(std::span<index_t const> b, int slot, bool to_hbm, bool& clipped) const {
   dma_task t;
   auto const rank = static_cast<std::size_t>(desc_.rank);
@@ -21283,6 +21370,53 @@ PALLAS_DECL void trace_pipeline_copy(core_state const& core, operand_desc const&
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/pipeline/operand_io.ipp ----
+// ---- begin pallas/detail/pipeline/hbm_overlap.ipp ----
+// The HBM overlap check, compiled once per program under separate compilation (config.hpp)
+// and inline in every translation unit otherwise.
+
+
+#include <algorithm>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL hbm_overlap_check::hbm_overlap_check(std::span<operand_io const> operands) {
+  for (operand_io const& in : operands) {
+    if (!in.buffered() || in.desc().output) continue;
+    region const in_bytes = in.hbm_extent();
+    for (operand_io const& out : operands)
+      if (out.buffered() && out.desc().output && in_bytes.intersects(out.hbm_extent())) active_ = true;
+  }
+}
+
+PALLAS_DECL void hbm_overlap_check::starting(std::span<operand_io const> operands, std::size_t k,
+                                             std::span<index_t const> b, int slot, bool to_hbm) {
+  operand_io const& op = operands[k];
+  region const bytes = op.hbm_region(b, slot, to_hbm);
+  for (in_flight const& other : copies_) {
+    if (other.to_hbm == to_hbm || !bytes.intersects(other.hbm)) continue;
+    std::span<index_t const> const other_block(other.block.data(), static_cast<std::size_t>(other.rank));
+    std::string const earlier = operands[other.operand].copy_name(other_block, other.to_hbm);
+    std::string const later = op.copy_name(b, to_hbm);
+    fail<race_error>("pallas::race: pallas::", caller_name(op.who()), ": ", later, " starts while ", earlier,
+                     " is in flight over the same HBM bytes (an input and an output over one buffer): the fetch "
+                     "reads the old or the new data depending on which DMA finishes first. Fetch those bytes at "
+                     "a step after the write-back's wait, or write them at a step after the fetch's wait");
+  }
+  in_flight c{k, slot, to_hbm, bytes, {}, static_cast<int>(b.size())};
+  std::copy(b.begin(), b.end(), c.block.begin());
+  copies_.push_back(c);
+}
+
+PALLAS_DECL void hbm_overlap_check::waited(std::size_t k, int slot, bool to_hbm) noexcept {
+  auto const done = std::find_if(copies_.begin(), copies_.end(), [&](in_flight const& c) {
+    return c.operand == k && c.slot == slot && c.to_hbm == to_hbm;
+  });
+  if (done != copies_.end()) copies_.erase(done);
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/pipeline/hbm_overlap.ipp ----
 // ---- begin pallas/detail/pipeline/shared_instances.ipp ----
 // The pipeline engine's shared shapes (shared_instances.hpp), compiled in the runtime's
 // translation unit under separate compilation (header-only builds compile what they use).

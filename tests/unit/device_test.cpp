@@ -61,7 +61,10 @@ TEST_CASE("device: a launch runs the body once on every core, on persistent thre
 TEST_CASE("device: after an idle gap the launching thread runs a core whose parked thread has not started it",
           "[device]") {
   // A parked thread takes 10-60 us to wake; an empty core 0 takes well under 1 us, so the
-  // launcher finds core 1 not started and runs it itself (at least once in 20 tries).
+  // launcher finds core 1 not started and runs it itself (at least once in 20 tries). The
+  // cores must run freely: the random DMA order interleaves them one at a time on their own
+  // threads (and gives up on the spin below after a second).
+  pltpu::scoped_dma_schedule free_cores({pltpu::dma_execution_mode::on_wait});
   int on_launcher = 0;
   for (int k = 0; k < 20 && on_launcher == 0; ++k) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));  // longer than any idle spin: the worker parks

@@ -9,10 +9,12 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
 
+#include <pallas/detail/pipeline/hbm_overlap.hpp>
 #include <pallas/detail/pipeline/operand_io.hpp>
 #include <pallas/detail/pipeline/plan.hpp>
 #include <pallas/detail/pipeline/rules.hpp>
@@ -90,6 +92,10 @@ void execute_plan(core_state& core, int part, plan_view<R, N> const& plan, std::
   std::array<bound_block, N> bound{};
   for (std::size_t k = 0; k < N; ++k)
     if (auto const runs = plan.runs_of(c, k); !runs.empty()) bound[k].block = plan.block(runs[0], k);
+  // Checked mode: a fetch and a write-back of one buffer's bytes in flight together race.
+  std::optional<hbm_overlap_check> overlaps;
+  if constexpr (checked_mode) overlaps.emplace(std::span<operand_io const>(operands));
+  bool const watch_overlaps = overlaps && overlaps->active();
   for (plan_event const& e : plan.events_of(c)) {
     switch (e.kind) {
       case event_kind::body: {
@@ -114,11 +120,18 @@ void execute_plan(core_state& core, int part, plan_view<R, N> const& plan, std::
         operand_io& op = operands[e.operand];
         if (!op.buffered()) break;
         auto const block = plan.block(plan.runs_of(c, e.operand)[static_cast<std::size_t>(e.index)], e.operand);
+        bool const to_hbm = e.kind == event_kind::writeback_start || e.kind == event_kind::writeback_wait;
         switch (e.kind) {
-          case event_kind::fetch_start: op.start(core, block, e.slot, false); break;
-          case event_kind::fetch_wait: op.wait(core, block, e.slot, false); break;
-          case event_kind::writeback_start: op.start(core, block, e.slot, true); break;
-          case event_kind::writeback_wait: op.wait(core, block, e.slot, true); break;
+          case event_kind::fetch_start:
+          case event_kind::writeback_start:
+            if (watch_overlaps) overlaps->starting(operands, e.operand, block, e.slot, to_hbm);
+            op.start(core, block, e.slot, to_hbm);
+            break;
+          case event_kind::fetch_wait:
+          case event_kind::writeback_wait:
+            op.wait(core, block, e.slot, to_hbm);
+            if (watch_overlaps) overlaps->waited(e.operand, e.slot, to_hbm);
+            break;
           default: break;
         }
       }

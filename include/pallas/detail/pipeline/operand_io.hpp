@@ -13,9 +13,11 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <pallas/config.hpp>
+#include <pallas/detail/checked/checked_access.hpp>
 #include <pallas/detail/pipeline/plan.hpp>
 #include <pallas/detail/pipeline/spec_rules.hpp>
 #include <pallas/detail/runtime/dma_order.hpp>
@@ -57,6 +59,17 @@ class operand_io {
 
   /// Waits for the copy of block `b` in slot `slot`.
   void wait(core_state& core, std::span<index_t const> b, int slot, bool to_hbm);
+
+  /// The HBM bytes the copy of block `b` through slot `slot` touches.
+  region hbm_region(std::span<index_t const> b, int slot, bool to_hbm) const;
+
+  /// The HBM bytes of the whole operand.
+  region hbm_extent() const noexcept;
+
+  /// The copy of block `b` in words: "in_specs[0]'s fetch of block (2, 0)".
+  std::string copy_name(std::span<index_t const> b, bool to_hbm) const;
+
+  caller who() const noexcept { return who_; }
 
   /// The first element of slot `slot`.
   std::byte* slot_data(int slot) const noexcept {

@@ -74,6 +74,20 @@ PALLAS_DECL void operand_io::wait(core_state& core, std::span<index_t const> b, 
                         started_cpu_ns_[static_cast<std::size_t>(slot)]);
 }
 
+PALLAS_DECL region operand_io::hbm_region(std::span<index_t const> b, int slot, bool to_hbm) const {
+  bool clipped = false;
+  dma_task const t = block_task(b, slot, to_hbm, clipped);
+  return to_hbm ? t.dst_region() : t.src_region();
+}
+
+PALLAS_DECL region operand_io::hbm_extent() const noexcept {
+  return region::strided(hbm_, desc_.rank, extents_.data(), strides_.data(), static_cast<std::int64_t>(element_bytes_));
+}
+
+PALLAS_DECL std::string operand_io::copy_name(std::span<index_t const> b, bool to_hbm) const {
+  return operand_name(desc_) + "'s " + (to_hbm ? "write-back" : "fetch") + " of block " + tuple_string(b);
+}
+
 PALLAS_DECL dma_task operand_io::block_task(std::span<index_t const> b, int slot, bool to_hbm, bool& clipped) const {
   dma_task t;
   auto const rank = static_cast<std::size_t>(desc_.rank);
