@@ -16,7 +16,8 @@
 //                           at_step           at the step that needs it, after every earlier
 //                                             write-back, as the interpreter does (an input
 //                                             aliased to an output then sees what earlier
-//                                             steps wrote)
+//                                             steps wrote; read ahead, a fetch in flight
+//                                             with a write-back of its bytes is a race)
 //   detect_races          checked mode's happens-before race detector across cores
 //                         (interpret mode's detect_races; pltpu::races_found() after a launch):
 //                           report (default)  print each race once to stderr, carry on, as
