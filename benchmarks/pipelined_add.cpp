@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -55,6 +56,35 @@ template <int Threads, class Body>
 void on_threads(Body body) {
   std::vector<std::jthread> workers;
   for (int t = 0; t < Threads; ++t) workers.emplace_back([&body, t] { body(t); });
+}
+
+// Writes a b x b block from a contiguous buffer into o's rows with streaming stores (as the
+// copy engine's write-back does); the caller fences once at the end.
+template <pl::index_t b>
+void stream_block_back(float* to, float const* from) {
+  for (pl::index_t r = 0; r < b; ++r) {
+#if defined(__AVX__)
+    for (pl::index_t c = 0; c < b; c += 8) _mm256_stream_ps(to + r * cols + c, _mm256_load_ps(from + r * b + c));
+#else
+    std::memcpy(to + r * cols, from + r * b, b * sizeof(float));
+#endif
+  }
+}
+
+void stream_fence() {
+#if defined(__AVX__)
+  _mm_sfence();
+#endif
+}
+
+// After a hand-written design's runs: its result must be x + y, and the bytes it streamed.
+void check_and_count(benchmark::State& state, array const& o, char const* what) {
+  for (pl::index_t k = 0; k < o.size(); ++k)
+    if (o.data()[k] != 5.0f) {
+      state.SkipWithError((std::string("the hand-written ") + what + " add is wrong").c_str());
+      break;
+    }
+  state.SetBytesProcessed(state.iterations() * 3 * o.size() * static_cast<std::int64_t>(sizeof(float)));
 }
 
 template <int Threads>
@@ -140,27 +170,13 @@ void BM_add_handwritten_inline(benchmark::State& state) {
           copy_in(buf->x, x.data() + origin);
           copy_in(buf->y, y.data() + origin);
           for (pl::index_t k = 0; k < b * b; ++k) buf->o[k] = buf->x[k] + buf->y[k];
-          float* to = o.data() + origin;
-          for (pl::index_t r = 0; r < b; ++r) {
-#if defined(__AVX__)
-            for (pl::index_t c = 0; c < b; c += 8) _mm256_stream_ps(to + r * cols + c, _mm256_load_ps(buf->o + r * b + c));
-#else
-            std::memcpy(to + r * cols, buf->o + r * b, b * sizeof(float));
-#endif
-          }
+          stream_block_back<b>(o.data() + origin, buf->o);
         }
-#if defined(__AVX__)
-      _mm_sfence();
-#endif
+      stream_fence();
     });
     benchmark::DoNotOptimize(o.data());
   }
-  for (pl::index_t k = 0; k < o.size(); ++k)
-    if (o.data()[k] != 5.0f) {
-      state.SkipWithError("the hand-written inline add is wrong");
-      break;
-    }
-  state.SetBytesProcessed(state.iterations() * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
+  check_and_count(state, o, "inline");
 }
 
 // The thread executor's design written by hand, without the library: what its goal line is
@@ -203,15 +219,7 @@ void BM_add_handwritten_dmathread(benchmark::State& state) {
     }
   };
   auto write_back = [&](pl::index_t n) {
-    float const* from = buf->o[n % 2];
-    float* to = o.data() + n / blocks_per_row * b * cols + n % blocks_per_row * b;
-    for (pl::index_t r = 0; r < b; ++r) {
-#if defined(__AVX__)
-      for (pl::index_t c = 0; c < b; c += 8) _mm256_stream_ps(to + r * cols + c, _mm256_load_ps(from + r * b + c));
-#else
-      std::memcpy(to + r * cols, from + r * b, b * sizeof(float));
-#endif
-    }
+    stream_block_back<b>(o.data() + n / blocks_per_row * b * cols + n % blocks_per_row * b, buf->o[n % 2]);
   };
   for (auto _ : state) {
     for (pl::index_t n = 0; n < blocks; ++n) {
@@ -239,20 +247,13 @@ void BM_add_handwritten_dmathread(benchmark::State& state) {
         if (n > 0) write_back(n - 1);
       }
       write_back(blocks - 1);
-#if defined(__AVX__)
-      _mm_sfence();
-#endif
+      stream_fence();
     });
     core.join();
     dma.request_stop();
     benchmark::DoNotOptimize(o.data());
   }
-  for (pl::index_t k = 0; k < o.size(); ++k)
-    if (o.data()[k] != 5.0f) {
-      state.SkipWithError("the hand-written DMA-thread add is wrong");
-      break;
-    }
-  state.SetBytesProcessed(state.iterations() * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
+  check_and_count(state, o, "DMA-thread");
 }
 
 template <int Cores, pl::index_t BM, pl::index_t BN, pltpu::dma_executor Executor = pltpu::dma_executor::automatic>
