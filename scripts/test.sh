@@ -11,8 +11,8 @@
 # Each configuration builds in build/<name> with Ninja (-O0, line tables only: -g1). gcc and
 # clang run the tests with the automatic DMA executor, then the unit tests once more under
 # each executor (PALLAS_DMA_ENGINE=inline, thread), and gcc under the eager and random DMA
-# orders (PALLAS_DMA_ORDER; random with seed 1 or PALLAS_TEST_DMA_SEED); the sanitizer builds run everything once
-# with the DMA thread (PALLAS_DMA_ENGINE=thread). It stops at the first failure. The soak test builds with -O2 in gcc
+# orders (PALLAS_DMA_ORDER; random with seed 1 or PALLAS_TEST_DMA_SEED); the sanitizer
+# builds run everything once with the DMA thread (PALLAS_DMA_ENGINE=thread). It stops at the first failure. The soak test builds with -O2 in gcc
 # and clang: its results check optimized code.
 #
 #   bash scripts/test.sh                                # everything

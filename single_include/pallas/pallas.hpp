@@ -7708,8 +7708,8 @@ class chip_transport {
   /// destination as `me` sees it (the same buffer and offset are written on `target`).
   /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
   /// signaled with the byte count.
-  PALLAS_DECL virtual void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
-                               std::int64_t recv_offset, place where);
+  PALLAS_DECL virtual void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send,
+                                           int target, std::int64_t recv_offset, place where);
   /// The end of core `me`'s body, before it counts as finished: copies it kept go now.
   virtual void body_done(core_state& /*me*/) {}
   /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
@@ -14577,7 +14577,6 @@ std::ostream& operator<<(std::ostream& out, basic_plan<R, N, C, E, Ru, I, L> con
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -14585,10 +14584,10 @@ std::ostream& operator<<(std::ostream& out, basic_plan<R, N, C, E, Ru, I, L> con
 // ---- begin pallas/detail/pipeline/hbm_overlap.hpp ----
 // Checked mode's watch over one core's pipeline copies that read and write the same HBM
 // bytes: an input and an output over one buffer (pallas_call's input_output_aliases, or one
-// HBM ref given to emit_pipeline as both). A fetch whose bytes a write-back of another
-// block-step writes while both are in flight reads old or new data depending on which DMA
-// finishes first, on a TPU as here (PALLAS_DMA_ORDER=random shows it): a race, reported when
-// the second of the two copies starts, whatever the DMA order.
+// HBM ref given to emit_pipeline as both). A fetch in flight while a write-back of the same
+// bytes is also in flight reads the old or the new data depending on which DMA finishes
+// first, on a TPU as here (PALLAS_DMA_ORDER=random shows it): a race. The plan decides which
+// copies are in flight together, so it is reported when the second starts, under any order.
 
 #include <array>
 #include <cstddef>
@@ -14838,7 +14837,7 @@ namespace pallas::detail {
 class hbm_overlap_check {
  public:
   /// Watches `operands` (inputs then outputs) when some input's HBM bytes and some output's
-  /// overlap; otherwise every call does nothing.
+  /// overlap; otherwise (and with no operands: unchecked builds) it is inactive.
   explicit hbm_overlap_check(std::span<operand_io const> operands);
 
   bool active() const noexcept { return active_; }
@@ -14846,8 +14845,7 @@ class hbm_overlap_check {
   /// Before operand `k` starts the copy of block `b` through slot `slot`: throws
   /// pallas::race_error when a copy in the other direction still in flight touches its HBM
   /// bytes.
-  void starting(std::span<operand_io const> operands, std::size_t k, std::span<index_t const> b, int slot,
-                bool to_hbm);
+  void starting(std::size_t k, std::span<index_t const> b, int slot, bool to_hbm);
 
   /// After operand `k`'s copy through slot `slot` was waited for.
   void waited(std::size_t k, int slot, bool to_hbm) noexcept;
@@ -14861,6 +14859,7 @@ class hbm_overlap_check {
     std::array<index_t, max_block_rank> block;
     int rank;
   };
+  std::span<operand_io const> operands_;
   bool active_ = false;
   std::vector<in_flight> copies_;
 };
@@ -14939,9 +14938,7 @@ void execute_plan(core_state& core, int part, plan_view<R, N> const& plan, std::
   for (std::size_t k = 0; k < N; ++k)
     if (auto const runs = plan.runs_of(c, k); !runs.empty()) bound[k].block = plan.block(runs[0], k);
   // Checked mode: a fetch and a write-back of one buffer's bytes in flight together race.
-  std::optional<hbm_overlap_check> overlaps;
-  if constexpr (checked_mode) overlaps.emplace(std::span<operand_io const>(operands));
-  bool const watch_overlaps = overlaps && overlaps->active();
+  hbm_overlap_check overlaps(checked_mode ? std::span<operand_io const>(operands) : std::span<operand_io const>{});
   for (plan_event const& e : plan.events_of(c)) {
     switch (e.kind) {
       case event_kind::body: {
@@ -14970,13 +14967,13 @@ void execute_plan(core_state& core, int part, plan_view<R, N> const& plan, std::
         switch (e.kind) {
           case event_kind::fetch_start:
           case event_kind::writeback_start:
-            if (watch_overlaps) overlaps->starting(operands, e.operand, block, e.slot, to_hbm);
+            if (overlaps.active()) overlaps.starting(e.operand, block, e.slot, to_hbm);
             op.start(core, block, e.slot, to_hbm);
             break;
           case event_kind::fetch_wait:
           case event_kind::writeback_wait:
             op.wait(core, block, e.slot, to_hbm);
-            if (watch_overlaps) overlaps->waited(e.operand, e.slot, to_hbm);
+            if (overlaps.active()) overlaps.waited(e.operand, e.slot, to_hbm);
             break;
           default: break;
         }
@@ -21381,7 +21378,7 @@ PALLAS_DECL void trace_pipeline_copy(core_state const& core, operand_desc const&
 
 namespace pallas::detail {
 
-PALLAS_DECL hbm_overlap_check::hbm_overlap_check(std::span<operand_io const> operands) {
+PALLAS_DECL hbm_overlap_check::hbm_overlap_check(std::span<operand_io const> operands) : operands_(operands) {
   for (operand_io const& in : operands) {
     if (!in.buffered() || in.desc().output) continue;
     region const in_bytes = in.hbm_extent();
@@ -21390,14 +21387,13 @@ PALLAS_DECL hbm_overlap_check::hbm_overlap_check(std::span<operand_io const> ope
   }
 }
 
-PALLAS_DECL void hbm_overlap_check::starting(std::span<operand_io const> operands, std::size_t k,
-                                             std::span<index_t const> b, int slot, bool to_hbm) {
-  operand_io const& op = operands[k];
+PALLAS_DECL void hbm_overlap_check::starting(std::size_t k, std::span<index_t const> b, int slot, bool to_hbm) {
+  operand_io const& op = operands_[k];
   region const bytes = op.hbm_region(b, slot, to_hbm);
   for (in_flight const& other : copies_) {
     if (other.to_hbm == to_hbm || !bytes.intersects(other.hbm)) continue;
     std::span<index_t const> const other_block(other.block.data(), static_cast<std::size_t>(other.rank));
-    std::string const earlier = operands[other.operand].copy_name(other_block, other.to_hbm);
+    std::string const earlier = operands_[other.operand].copy_name(other_block, other.to_hbm);
     std::string const later = op.copy_name(b, to_hbm);
     fail<race_error>("pallas::race: pallas::", caller_name(op.who()), ": ", later, " starts while ", earlier,
                      " is in flight over the same HBM bytes (an input and an output over one buffer): the fetch "

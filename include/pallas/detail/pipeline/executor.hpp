@@ -9,7 +9,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <ostream>
 #include <span>
 #include <string>
@@ -93,9 +92,7 @@ void execute_plan(core_state& core, int part, plan_view<R, N> const& plan, std::
   for (std::size_t k = 0; k < N; ++k)
     if (auto const runs = plan.runs_of(c, k); !runs.empty()) bound[k].block = plan.block(runs[0], k);
   // Checked mode: a fetch and a write-back of one buffer's bytes in flight together race.
-  std::optional<hbm_overlap_check> overlaps;
-  if constexpr (checked_mode) overlaps.emplace(std::span<operand_io const>(operands));
-  bool const watch_overlaps = overlaps && overlaps->active();
+  hbm_overlap_check overlaps(checked_mode ? std::span<operand_io const>(operands) : std::span<operand_io const>{});
   for (plan_event const& e : plan.events_of(c)) {
     switch (e.kind) {
       case event_kind::body: {
@@ -124,13 +121,13 @@ void execute_plan(core_state& core, int part, plan_view<R, N> const& plan, std::
         switch (e.kind) {
           case event_kind::fetch_start:
           case event_kind::writeback_start:
-            if (watch_overlaps) overlaps->starting(operands, e.operand, block, e.slot, to_hbm);
+            if (overlaps.active()) overlaps.starting(e.operand, block, e.slot, to_hbm);
             op.start(core, block, e.slot, to_hbm);
             break;
           case event_kind::fetch_wait:
           case event_kind::writeback_wait:
             op.wait(core, block, e.slot, to_hbm);
-            if (watch_overlaps) overlaps->waited(e.operand, e.slot, to_hbm);
+            if (overlaps.active()) overlaps.waited(e.operand, e.slot, to_hbm);
             break;
           default: break;
         }

@@ -12,7 +12,7 @@
 
 namespace pallas::detail {
 
-PALLAS_DECL hbm_overlap_check::hbm_overlap_check(std::span<operand_io const> operands) {
+PALLAS_DECL hbm_overlap_check::hbm_overlap_check(std::span<operand_io const> operands) : operands_(operands) {
   for (operand_io const& in : operands) {
     if (!in.buffered() || in.desc().output) continue;
     region const in_bytes = in.hbm_extent();
@@ -21,14 +21,13 @@ PALLAS_DECL hbm_overlap_check::hbm_overlap_check(std::span<operand_io const> ope
   }
 }
 
-PALLAS_DECL void hbm_overlap_check::starting(std::span<operand_io const> operands, std::size_t k,
-                                             std::span<index_t const> b, int slot, bool to_hbm) {
-  operand_io const& op = operands[k];
+PALLAS_DECL void hbm_overlap_check::starting(std::size_t k, std::span<index_t const> b, int slot, bool to_hbm) {
+  operand_io const& op = operands_[k];
   region const bytes = op.hbm_region(b, slot, to_hbm);
   for (in_flight const& other : copies_) {
     if (other.to_hbm == to_hbm || !bytes.intersects(other.hbm)) continue;
     std::span<index_t const> const other_block(other.block.data(), static_cast<std::size_t>(other.rank));
-    std::string const earlier = operands[other.operand].copy_name(other_block, other.to_hbm);
+    std::string const earlier = operands_[other.operand].copy_name(other_block, other.to_hbm);
     std::string const later = op.copy_name(b, to_hbm);
     fail<race_error>("pallas::race: pallas::", caller_name(op.who()), ": ", later, " starts while ", earlier,
                      " is in flight over the same HBM bytes (an input and an output over one buffer): the fetch "

@@ -66,8 +66,8 @@ class chip_transport {
   /// destination as `me` sees it (the same buffer and offset are written on `target`).
   /// When the bytes have landed, `target`'s semaphore at `recv_offset`, then `send`, are
   /// signaled with the byte count.
-  PALLAS_DECL virtual void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send, int target,
-                               std::int64_t recv_offset, place where);
+  PALLAS_DECL virtual void start_elsewhere(core_state& me, dma_task const& task, std::atomic<std::int32_t>* send,
+                                           int target, std::int64_t recv_offset, place where);
   /// The end of core `me`'s body, before it counts as finished: copies it kept go now.
   virtual void body_done(core_state& /*me*/) {}
   /// Adds `inc` to the semaphore at `offset` of core `target` of another process.
