@@ -16,7 +16,8 @@
 //
 // Names are the benchmark names as Google Benchmark prints them (with /args,
 // /real_time, /threads:N suffixes). With --benchmark_repetitions the median is used.
-// A program that computes a ratio itself calls pallas_bench::print_goal(...) instead.
+// A program that computes a ratio itself calls pallas_bench::print_goal(...) instead; one
+// that times variants itself records them (record_seconds) and names them in goals.
 
 #include <benchmark/benchmark.h>
 
@@ -121,6 +122,14 @@ class recording_reporter : public benchmark::ConsoleReporter {
   }
 };
 
+/// Times a benchmark measured itself (e.g. several variants interleaved launch by launch,
+/// so that all see the same machine), by name: goals may name them like benchmarks.
+inline std::map<std::string, double>& recorded_seconds() {
+  static std::map<std::string, double> all;
+  return all;
+}
+inline void record_seconds(std::string const& name, double seconds) { recorded_seconds()[name] = seconds; }
+
 /// Runs the registered benchmarks, then prints the goal lines. Returns non-zero when a
 /// goal names a benchmark that did not run (unless --benchmark_filter was given).
 inline int main(int argc, char** argv) {
@@ -133,6 +142,7 @@ inline int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 
+  for (auto const& [name, s] : recorded_seconds()) reporter.seconds[name] = s;
   int status = 0;
   if (!goals().empty()) std::printf("\n");  // after the reporter's trailing colour reset
   for (goal const& g : goals()) {

@@ -5,6 +5,9 @@
 //   add_pipelined_1core_dmathread_vs_fused_1t one TensorCore with the DMA thread moving its
 //                                             fetches, against the fused loop on one thread
 //                                                                           goal >= 0.95
+//   add_pipelined_1core_auto_vs_best_executor one TensorCore under the automatic executor
+//                                             against the faster of the DMA thread and the
+//                                             core, launches interleaved    goal >= 0.95
 //   add_pipelined_2core_vs_1core              2 cores against 1 (each with the executor the
 //                                             automatic rule picks)         goal >= 1.8
 // and, as information: the 1-core pipeline with the copies on the core (PALLAS_DMA_ENGINE=
@@ -14,11 +17,14 @@
 // obvious copy loop (add_pipelined_*_vs_blocked_copies_*; measured 2.2-2.35x, 2 CPUs); and the
 // thread executor's design written by hand (a helper thread and a core, no library):
 // add_handwritten_dmathread_vs_fused_1t is that design's ceiling on this machine, and
-// add_pipelined_1core_vs_handwritten_dmathread what the library's engine costs over it.
+// add_pipelined_1core_dmathread_vs_handwritten_dmathread what the library's engine costs over
+// it; add_1core_dmathread_vs_inline_interleaved says which executor this machine favours now.
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -256,12 +262,11 @@ void BM_add_handwritten_dmathread(benchmark::State& state) {
   check_and_count(state, o, "DMA-thread");
 }
 
-template <int Cores, pl::index_t BM, pl::index_t BN, pltpu::dma_executor Executor = pltpu::dma_executor::automatic>
-void BM_add_pipelined(benchmark::State& state) {
-  pltpu::scoped_dma_executor use(Executor);
-  auto const& x = x_array();
-  auto const& y = y_array();
-  auto add = pl::kernel(pl::like(x), pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>)([](auto x_hbm, auto y_hbm, auto o_hbm) {
+// The quickstart's add as a pl::kernel with emit_pipeline over BM x BN blocks, on Cores.
+template <int Cores, pl::index_t BM, pl::index_t BN>
+auto make_add() {
+  return pl::kernel(pl::like(x_array()),
+                    pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>)([](auto x_hbm, auto y_hbm, auto o_hbm) {
     constexpr auto ij = [](auto i, auto j) { return pl::idx(i, j); };
     pltpu::emit_pipeline(
         [](auto xv, auto yv, auto ov) { ov[pl::ellipsis] = xv[pl::ellipsis] + yv[pl::ellipsis]; },
@@ -269,11 +274,54 @@ void BM_add_pipelined(benchmark::State& state) {
         pl::out_specs(pl::BlockSpec<BM, BN>(ij)), pltpu::core_axis_name<"core">,
         pltpu::dimension_semantics<pltpu::PARALLEL, pltpu::ARBITRARY>)(x_hbm, y_hbm, o_hbm);
   });
+}
+
+template <int Cores, pl::index_t BM, pl::index_t BN, pltpu::dma_executor Executor = pltpu::dma_executor::automatic>
+void BM_add_pipelined(benchmark::State& state) {
+  pltpu::scoped_dma_executor use(Executor);
+  auto const& x = x_array();
+  auto const& y = y_array();
+  auto const add = make_add<Cores, BM, BN>();
   for (auto _ : state) {
     auto o = add(x, y);
     benchmark::DoNotOptimize(o.data());
   }
   state.SetBytesProcessed(state.iterations() * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
+}
+
+// One core's pipelined add under the automatic executor, the DMA thread and the core,
+// launch by launch in rotating order, so that all three see the same machine (on the VM
+// this was built on, which executor is faster changed within minutes). Records each one's
+// mean time per launch; the automatic one's launches start after its tuner's first choice
+// (executor_tuner.hpp: the warm-up launch and the first probe of each).
+void BM_add_1core_executors_interleaved(benchmark::State& state) {
+  auto const& x = x_array();
+  auto const& y = y_array();
+  auto const add = make_add<1, 128, 128>();
+  constexpr pltpu::dma_executor executors[] = {pltpu::dma_executor::automatic, pltpu::dma_executor::dma_thread,
+                                               pltpu::dma_executor::on_core};
+  auto launch = [&](pltpu::dma_executor e) {
+    pltpu::scoped_dma_executor use(e);
+    auto const start = std::chrono::steady_clock::now();
+    auto o = add(x, y);
+    benchmark::DoNotOptimize(o.data());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (int k = 0; k < 5; ++k) launch(pltpu::dma_executor::automatic);
+  double total[3] = {0, 0, 0};
+  std::int64_t rounds = 0;
+  for (auto _ : state) {
+    for (int k = 0; k < 3; ++k) {
+      int const e = static_cast<int>((rounds + k) % 3);
+      total[e] += launch(executors[e]);
+    }
+    ++rounds;
+  }
+  pallas_bench::record_seconds("add_1core_auto", total[0] / static_cast<double>(rounds));
+  pallas_bench::record_seconds("add_1core_dmathread", total[1] / static_cast<double>(rounds));
+  pallas_bench::record_seconds("add_1core_inline", total[2] / static_cast<double>(rounds));
+  pallas_bench::record_seconds("add_1core_best_fixed", std::min(total[1], total[2]) / static_cast<double>(rounds));
+  state.SetBytesProcessed(state.iterations() * 3 * 3 * x.size() * static_cast<std::int64_t>(sizeof(float)));
 }
 
 }  // namespace
@@ -287,17 +335,23 @@ BENCHMARK(BM_add_handwritten_inline<1>)->Name("BM_add_handwritten_inline_1t")->U
 BENCHMARK(BM_add_handwritten_dmathread)->Name("BM_add_handwritten_dmathread")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_pipelined<2, 128, 128>)->Name("BM_add_pipelined_2core")->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_pipelined<1, 128, 128>)->Name("BM_add_pipelined_1core")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_add_pipelined<1, 128, 128, pltpu::dma_executor::dma_thread>)
+    ->Name("BM_add_pipelined_1core_dmathread")
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_pipelined<1, 128, 128, pltpu::dma_executor::on_core>)
     ->Name("BM_add_pipelined_1core_inline")
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_add_pipelined<2, 256, 512>)->Name("BM_add_pipelined_2core_256x512")->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_add_1core_executors_interleaved)->Iterations(40)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 static int const goals = [] {
   using pallas_bench::speed_goal;
   speed_goal("add_pipelined_vs_fused", "BM_add_pipelined_2core/real_time", "BM_add_fused_2t/real_time", ">=", 0.9);
-  speed_goal("add_pipelined_1core_dmathread_vs_fused_1t", "BM_add_pipelined_1core/real_time",
+  speed_goal("add_pipelined_1core_dmathread_vs_fused_1t", "BM_add_pipelined_1core_dmathread/real_time",
              "BM_add_fused_1t/real_time", ">=", 0.95);
+  speed_goal("add_pipelined_1core_auto_vs_best_executor", "add_1core_auto", "add_1core_best_fixed", ">=", 0.95);
   speed_goal("add_pipelined_2core_vs_1core", "BM_add_pipelined_2core/real_time", "BM_add_pipelined_1core/real_time",
              ">=", 1.8);
   using pallas_bench::speed_information;
@@ -311,7 +365,8 @@ static int const goals = [] {
                     "BM_add_blocked_copies_1t/real_time");
   speed_information("add_handwritten_dmathread_vs_fused_1t", "BM_add_handwritten_dmathread/real_time",
                     "BM_add_fused_1t/real_time");
-  speed_information("add_pipelined_1core_vs_handwritten_dmathread", "BM_add_pipelined_1core/real_time",
+  speed_information("add_pipelined_1core_dmathread_vs_handwritten_dmathread",
+                    "BM_add_pipelined_1core_dmathread/real_time",
                     "BM_add_handwritten_dmathread/real_time");
   speed_information("add_handwritten_inline_2t_vs_fused_2t", "BM_add_handwritten_inline_2t/real_time",
                     "BM_add_fused_2t/real_time");
@@ -319,6 +374,7 @@ static int const goals = [] {
                     "BM_add_handwritten_inline_2t/real_time");
   speed_information("add_pipelined_1core_inline_vs_handwritten_inline_1t", "BM_add_pipelined_1core_inline/real_time",
                     "BM_add_handwritten_inline_1t/real_time");
+  speed_information("add_1core_dmathread_vs_inline_interleaved", "add_1core_dmathread", "add_1core_inline");
   speed_information("add_fused_2t_vs_fused_1t", "BM_add_fused_2t/real_time", "BM_add_fused_1t/real_time");
   return 0;
 }();

@@ -226,8 +226,10 @@ class kernel_fn {
                   "pallas::kernel: the body cannot be called with one ref per input, output and "
                   "scratch buffer, in that order");
     if constexpr (arity == expected || (arity == -1 && callable)) {
+      static constinit detail::executor_tuner tuner;  // this kernel's (executor_tuner.hpp)
       auto config = detail::launch_config_of<Mesh>();
       config.name = name_;
+      config.tuner = &tuner;
       detail::launch_costs<Mesh::num_cores> costs;  // pltpu::last_launch_report()
       detail::device::instance().launch(
           config, [&](int core_index) {

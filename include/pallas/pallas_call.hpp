@@ -280,11 +280,12 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
         auto const specs = std::tuple{spec_value<I, InSpecs, typename std::tuple_element_t<I, in_refs_t>::shape_type>(in_)...,
                                       spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_refs_t>::shape_type>(out_)...};
         constexpr tpu::TpuInfo chip = tpu::get_tpu_info();
+        static constinit pallas::detail::executor_tuner tuner;  // this kernel's (executor_tuner.hpp)
         pallas::detail::launch_config const config{Cores, chip.vmem_capacity_bytes, chip.smem_capacity_bytes, "",
                                                    pallas::detail::launch_dma_policy(),
                                                    pallas::detail::launch_dma_executor(),
                                                    pallas::detail::launch_interpret_conventions(), "pl::pallas_call",
-                                                   name_};
+                                                   name_, 0, nullptr, 0, &tuner};
         pallas::detail::launch_costs<Cores> costs;  // pltpu::last_launch_report()
         pallas::detail::device::instance().launch(config, [&](int core_index) {
           auto const counting = costs.scope(core_index);

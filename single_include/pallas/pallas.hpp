@@ -8625,6 +8625,90 @@ inline void finish_core(core_state& core) { core.dma.finish(core); }
 }  // namespace pallas::detail
 
 // ---- end pallas/detail/runtime/end_of_kernel.hpp ----
+// ---- begin pallas/detail/runtime/executor_tuner.hpp ----
+// The automatic executor's measured choice between the DMA thread and the issuing core, per
+// kernel. Where the machine has a CPU to spare (device.hpp), which one is faster is not a
+// property of the machine one can read: on the 2-vCPU VM this was built on, one core with
+// the DMA thread ran a pipelined add in 0.56-0.73 of the fused loop's time for minutes,
+// then in 22-24 ms against 16 ms inline for minutes (the host moving the vCPUs, which the
+// guest cannot see). So each kernel (each pallas_call / pl::kernel instantiation owns a
+// tuner) times its own launches under both and keeps the faster:
+//
+//   - its first launch warms the caches and is not counted;
+//   - then each executor runs `probe_launches` times, alternating, and the one with the
+//     shorter best time is kept;
+//   - the kept one runs `interval` launches (8 at first, doubling up to 64 while probes
+//     confirm it, back to 8 after a switch), then the other is probed again and replaces it
+//     only if its best is `switch_margin` shorter than the kept one's best over its last
+//     `probe_launches` launches (so noise does not flip the choice).
+//
+// The other executor so runs at most 2 launches in 66 once the choice is stable: with the
+// 40% gap measured here that costs about 1%, against 40% for a fixed wrong rule.
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+
+
+namespace pallas::detail {
+
+/// The executor the calling thread's last launch ran with: thread (the DMA thread served
+/// it) or on_core; automatic before the thread's first launch.
+inline thread_local dma_executor_choice last_launch_executor = dma_executor_choice::automatic;
+
+class executor_tuner {
+ public:
+  static constexpr int probe_launches = 2;
+  static constexpr int first_interval = 8;
+  static constexpr int longest_interval = 64;
+  static constexpr double switch_margin = 0.03;
+
+  /// Which executor a launch of this kernel uses.
+  enum class executor : std::uint8_t { dma_thread, on_core };
+
+  constexpr executor_tuner() = default;
+  executor_tuner(executor_tuner const&) = delete;
+  executor_tuner& operator=(executor_tuner const&) = delete;
+
+  /// The executor of the launch that starts now; pass it back to record() with its time.
+  executor pick();
+
+  /// A launch under `e` took `took` (not called for launches that threw).
+  void record(executor e, std::chrono::nanoseconds took);
+
+  /// The executor kept now (the one between probes).
+  executor kept() const;
+
+  /// Launches run so far under each executor (tests, benchmarks).
+  std::int64_t launches(executor e) const;
+
+ private:
+  enum class phase : std::uint8_t { warm_up, keep, probe };
+
+  static constexpr executor other(executor e) noexcept {
+    return e == executor::dma_thread ? executor::on_core : executor::dma_thread;
+  }
+  static constexpr int at(executor e) noexcept { return e == executor::dma_thread ? 0 : 1; }
+
+  /// The best of an executor's last `probe_launches` times (ns).
+  std::int64_t best(executor e) const noexcept;
+
+  /// Ends a probe: keeps the executor with the shorter best time.
+  void decide();
+
+  mutable std::mutex mutex_;
+  phase phase_ = phase::warm_up;
+  executor kept_ = executor::dma_thread;
+  int left_ = 1;                              ///< launches to hand out before the phase ends
+  int interval_ = first_interval / 2;         ///< the last keep phase's length
+  std::int64_t recent_[2][probe_launches]{};  ///< per executor: its last times (ns), a ring
+  int filled_[2] = {0, 0};                    ///< per executor: times recorded since its ring was cleared
+  std::int64_t launches_[2] = {0, 0};
+};
+
+}  // namespace pallas::detail
+
+// ---- end pallas/detail/runtime/executor_tuner.hpp ----
 // ---- begin pallas/detail/runtime/random_order.hpp ----
 // The random DMA order's choices: each core draws its DMA choices from its own seeded
 // generator, and the cores interleave as the launch's seeded generator says
@@ -9018,7 +9102,8 @@ inline bool enabled() { return detail::recorder::instance().enabled(); }
 namespace pallas::detail {
 
 /// What a launch runs on: the cores, their chip's memory limits, the mesh axis name, the
-/// DMA order and executor, the interpret conventions, and what launched it (for messages).
+/// DMA order and executor, the interpret conventions, what launched it (for messages), and
+/// the launching kernel's executor tuner.
 struct launch_config {
   int num_cores = 1;
   std::int64_t vmem_capacity_bytes = 0;
@@ -9032,6 +9117,7 @@ struct launch_config {
   int cores_per_chip = 0;         ///< several chips: cores per chip (0: one chip of num_cores)
   chip_context* chips = nullptr;  ///< several chips: their shared state (chip_set.hpp)
   int first_core = 0;             ///< several chips, one per process: this chip's first global core
+  executor_tuner* tuner = nullptr;  ///< the kernel's measured executor choice (automatic executor)
 };
 
 class core_set {
@@ -9185,7 +9271,9 @@ class device {
     require_matching_runtime();
     std::uint64_t const id = launches_.fetch_add(1, std::memory_order_relaxed) + 1;
     set_lease lease(*this);
-    lease.set->run(config, id, dma_thread_for(config), job);
+    executor_timing timing(*this, config);
+    lease.set->run(config, id, timing.thread, job);
+    timing.finished();
   }
 
   /// Cores whose state exists so far, in every core set (their threads persist between
@@ -9218,9 +9306,22 @@ class device {
     spare* taken = nullptr;
   };
 
-  /// The DMA thread when this launch uses it (automatic: a CPU to spare for it, and the
+  /// The DMA thread when this launch may use it (automatic: a CPU to spare for it, and the
   /// thread was not found starved of CPU lately; dma_thread.hpp).
   dma_thread* dma_thread_for(launch_config const& config);
+
+  /// A launch's DMA thread (or none): under the automatic executor with a DMA thread to
+  /// have, the kernel's tuner picks between it and the cores and is told the launch's time
+  /// (executor_tuner.hpp). A launch that throws is not counted.
+  struct executor_timing {
+    executor_timing(device& d, launch_config const& config);
+    void finished();
+
+    dma_thread* thread = nullptr;
+    executor_tuner* tuner = nullptr;
+    executor_tuner::executor picked = executor_tuner::executor::dma_thread;
+    std::chrono::steady_clock::time_point start;
+  };
 
   static std::mutex& creation_mutex() noexcept { return creation_mutex_; }
 
@@ -9548,14 +9649,19 @@ struct launch_costs {
 //                                    on the core, as do copies checked mode tracks
 //                                    (make_async_copy in checked builds) and every copy of
 //                                    the eager and random orders
-//   pltpu::dma_executor::automatic   (default) the DMA thread when the machine has a CPU
-//                                    for it beyond the launch's cores, for copies of at
-//                                    least 16 KiB; on_core otherwise (with every CPU busy
-//                                    with a core, every DMA-thread design measured here lost
-//                                    17-60% to on_core)
+//   pltpu::dma_executor::automatic   (default) on_core when every CPU is busy with a core
+//                                    (every DMA-thread design measured so lost 17-60% to
+//                                    on_core) or the DMA thread was starved lately;
+//                                    otherwise each kernel times its own launches under
+//                                    both and keeps the faster, probing the other now and
+//                                    then (executor_tuner.hpp: on one VM the DMA thread
+//                                    was 25-45% faster, then 40% slower, minutes apart).
+//                                    Under the DMA thread, copies under 16 KiB stay on
+//                                    the core
 //
 //   pltpu::set_dma_executor(pltpu::dma_executor::dma_thread);
 //   { pltpu::scoped_dma_executor e(pltpu::dma_executor::on_core); kernel(); }
+//   pltpu::last_launch_dma_executor()  // what the calling thread's last launch ran with
 //
 // PALLAS_DMA_ENGINE=inline|thread|auto sets the initial choice.
 
@@ -9618,6 +9724,17 @@ inline void set_dma_executor(dma_executor e) {
   auto& h = detail::executor_storage();
   std::lock_guard lock(h.mutex);
   h.value = e;
+}
+
+/// The executor the calling thread's last launch ran with: dma_thread (the DMA thread
+/// served its copies) or on_core; automatic before the thread's first launch. Under the
+/// automatic executor it is what the kernel's measured choice picked for that launch.
+inline dma_executor last_launch_dma_executor() noexcept {
+  switch (detail::last_launch_executor) {
+    case detail::dma_executor_choice::on_core: return dma_executor::on_core;
+    case detail::dma_executor_choice::thread: return dma_executor::dma_thread;
+    default: return dma_executor::automatic;
+  }
 }
 
 /// Sets an executor for its lifetime, then restores the previous one.
@@ -10208,8 +10325,10 @@ class kernel_fn {
                   "pallas::kernel: the body cannot be called with one ref per input, output and "
                   "scratch buffer, in that order");
     if constexpr (arity == expected || (arity == -1 && callable)) {
+      static constinit detail::executor_tuner tuner;  // this kernel's (executor_tuner.hpp)
       auto config = detail::launch_config_of<Mesh>();
       config.name = name_;
+      config.tuner = &tuner;
       detail::launch_costs<Mesh::num_cores> costs;  // pltpu::last_launch_report()
       detail::device::instance().launch(
           config, [&](int core_index) {
@@ -11905,6 +12024,8 @@ class shard_map_fn {
     config.chips = &chips;
     config.who = "pl::shard_map";
     config.name = kernel_.name();  // the trace's process names
+    static constinit detail::executor_tuner tuner;  // this kernel's (executor_tuner.hpp)
+    config.tuner = &tuner;
     auto const& body = [&]() -> auto const& {
       if constexpr (runs_own_grid) return kernel_;  // unused
       else return kernel_.body();
@@ -17538,11 +17659,12 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
         auto const specs = std::tuple{spec_value<I, InSpecs, typename std::tuple_element_t<I, in_refs_t>::shape_type>(in_)...,
                                       spec_value<O, OutSpecs, typename std::tuple_element_t<O, out_refs_t>::shape_type>(out_)...};
         constexpr tpu::TpuInfo chip = tpu::get_tpu_info();
+        static constinit pallas::detail::executor_tuner tuner;  // this kernel's (executor_tuner.hpp)
         pallas::detail::launch_config const config{Cores, chip.vmem_capacity_bytes, chip.smem_capacity_bytes, "",
                                                    pallas::detail::launch_dma_policy(),
                                                    pallas::detail::launch_dma_executor(),
                                                    pallas::detail::launch_interpret_conventions(), "pl::pallas_call",
-                                                   name_};
+                                                   name_, 0, nullptr, 0, &tuner};
         pallas::detail::launch_costs<Cores> costs;  // pltpu::last_launch_report()
         pallas::detail::device::instance().launch(config, [&](int core_index) {
           auto const counting = costs.scope(core_index);
@@ -19357,6 +19479,75 @@ PALLAS_DECL void check_semaphores_zero(launch_state const& launch) {
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/runtime/end_of_kernel.ipp ----
+// ---- begin pallas/detail/runtime/executor_tuner.ipp ----
+// The automatic executor's per-kernel choice, compiled once per program under separate
+// compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <algorithm>
+
+namespace pallas::detail {
+
+PALLAS_DECL executor_tuner::executor executor_tuner::pick() {
+  std::lock_guard lock(mutex_);
+  executor e = kept_;
+  if (phase_ == phase::probe && left_ > 0) e = other(kept_);
+  if (left_ > 0) --left_;
+  ++launches_[at(e)];
+  return e;
+}
+
+PALLAS_DECL void executor_tuner::record(executor e, std::chrono::nanoseconds took) {
+  std::lock_guard lock(mutex_);
+  if (phase_ == phase::warm_up) {  // the first launch: cold caches, first-touch page faults
+    if (left_ > 0) return;         // a launch that ran alongside it
+    phase_ = phase::keep;
+    left_ = probe_launches;
+    return;
+  }
+  int& filled = filled_[at(e)];
+  recent_[at(e)][filled % probe_launches] = took.count();
+  ++filled;
+  if (phase_ == phase::keep && left_ == 0 && filled_[at(kept_)] >= probe_launches) {
+    phase_ = phase::probe;
+    left_ = probe_launches;
+    filled_[at(other(kept_))] = 0;
+  } else if (phase_ == phase::probe && filled_[at(other(kept_))] >= probe_launches) {
+    decide();
+  }
+}
+
+PALLAS_DECL void executor_tuner::decide() {
+  executor const challenger = other(kept_);
+  bool const faster = static_cast<double>(best(challenger)) < static_cast<double>(best(kept_)) * (1 - switch_margin);
+  if (faster) {
+    kept_ = challenger;
+    interval_ = first_interval;
+  } else {
+    interval_ = std::min(interval_ * 2, longest_interval);
+  }
+  phase_ = phase::keep;
+  left_ = interval_;
+  filled_[at(kept_)] = 0;  // its times from before the keep phase say nothing of now
+}
+
+PALLAS_DECL std::int64_t executor_tuner::best(executor e) const noexcept {
+  int const n = std::min(filled_[at(e)], probe_launches);
+  return *std::min_element(recent_[at(e)], recent_[at(e)] + n);
+}
+
+PALLAS_DECL executor_tuner::executor executor_tuner::kept() const {
+  std::lock_guard lock(mutex_);
+  return kept_;
+}
+
+PALLAS_DECL std::int64_t executor_tuner::launches(executor e) const {
+  std::lock_guard lock(mutex_);
+  return launches_[at(e)];
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/executor_tuner.ipp ----
 // ---- begin pallas/detail/runtime/random_order.ipp ----
 // The random order's token passing on a core, compiled once per program under separate
 // compilation (config.hpp) and inline in every translation unit otherwise.
@@ -20185,6 +20376,21 @@ PALLAS_DECL dma_thread* device::dma_thread_for(launch_config const& config) {
   std::lock_guard lock(dma_thread_mutex_);
   if (!dma_thread_) dma_thread_ = std::make_unique<dma_thread>();
   return dma_thread_.get();
+}
+
+PALLAS_DECL device::executor_timing::executor_timing(device& d, launch_config const& config)
+    : thread(d.dma_thread_for(config)) {
+  if (thread && config.executor == dma_executor_choice::automatic && config.tuner) {
+    tuner = config.tuner;
+    picked = tuner->pick();
+    if (picked == executor_tuner::executor::on_core) thread = nullptr;
+    start = std::chrono::steady_clock::now();
+  }
+  last_launch_executor = thread ? dma_executor_choice::thread : dma_executor_choice::on_core;
+}
+
+PALLAS_DECL void device::executor_timing::finished() {
+  if (tuner) tuner->record(picked, std::chrono::steady_clock::now() - start);
 }
 
 PALLAS_DECL void device::abandon_in_child() noexcept {

@@ -10,14 +10,19 @@
 //                                    on the core, as do copies checked mode tracks
 //                                    (make_async_copy in checked builds) and every copy of
 //                                    the eager and random orders
-//   pltpu::dma_executor::automatic   (default) the DMA thread when the machine has a CPU
-//                                    for it beyond the launch's cores, for copies of at
-//                                    least 16 KiB; on_core otherwise (with every CPU busy
-//                                    with a core, every DMA-thread design measured here lost
-//                                    17-60% to on_core)
+//   pltpu::dma_executor::automatic   (default) on_core when every CPU is busy with a core
+//                                    (every DMA-thread design measured so lost 17-60% to
+//                                    on_core) or the DMA thread was starved lately;
+//                                    otherwise each kernel times its own launches under
+//                                    both and keeps the faster, probing the other now and
+//                                    then (executor_tuner.hpp: on one VM the DMA thread
+//                                    was 25-45% faster, then 40% slower, minutes apart).
+//                                    Under the DMA thread, copies under 16 KiB stay on
+//                                    the core
 //
 //   pltpu::set_dma_executor(pltpu::dma_executor::dma_thread);
 //   { pltpu::scoped_dma_executor e(pltpu::dma_executor::on_core); kernel(); }
+//   pltpu::last_launch_dma_executor()  // what the calling thread's last launch ran with
 //
 // PALLAS_DMA_ENGINE=inline|thread|auto sets the initial choice.
 
@@ -26,6 +31,7 @@
 #include <string_view>
 
 #include <pallas/detail/runtime/dma_order.hpp>
+#include <pallas/detail/runtime/executor_tuner.hpp>
 #include <pallas/detail/runtime/fork_guard.hpp>
 #include <pallas/error.hpp>
 
@@ -83,6 +89,17 @@ inline void set_dma_executor(dma_executor e) {
   auto& h = detail::executor_storage();
   std::lock_guard lock(h.mutex);
   h.value = e;
+}
+
+/// The executor the calling thread's last launch ran with: dma_thread (the DMA thread
+/// served its copies) or on_core; automatic before the thread's first launch. Under the
+/// automatic executor it is what the kernel's measured choice picked for that launch.
+inline dma_executor last_launch_dma_executor() noexcept {
+  switch (detail::last_launch_executor) {
+    case detail::dma_executor_choice::on_core: return dma_executor::on_core;
+    case detail::dma_executor_choice::thread: return dma_executor::dma_thread;
+    default: return dma_executor::automatic;
+  }
 }
 
 /// Sets an executor for its lifetime, then restores the previous one.

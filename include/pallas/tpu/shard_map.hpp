@@ -167,6 +167,8 @@ class shard_map_fn {
     config.chips = &chips;
     config.who = "pl::shard_map";
     config.name = kernel_.name();  // the trace's process names
+    static constinit detail::executor_tuner tuner;  // this kernel's (executor_tuner.hpp)
+    config.tuner = &tuner;
     auto const& body = [&]() -> auto const& {
       if constexpr (runs_own_grid) return kernel_;  // unused
       else return kernel_.body();

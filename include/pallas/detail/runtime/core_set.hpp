@@ -29,6 +29,7 @@
 #include <pallas/detail/runtime/dma_order.hpp>
 #include <pallas/detail/runtime/dma_thread.hpp>
 #include <pallas/detail/runtime/end_of_kernel.hpp>
+#include <pallas/detail/runtime/executor_tuner.hpp>
 #include <pallas/detail/runtime/launch.hpp>
 #include <pallas/detail/runtime/random_order.hpp>
 #include <pallas/detail/runtime/spin_wait.hpp>
@@ -38,7 +39,8 @@
 namespace pallas::detail {
 
 /// What a launch runs on: the cores, their chip's memory limits, the mesh axis name, the
-/// DMA order and executor, the interpret conventions, and what launched it (for messages).
+/// DMA order and executor, the interpret conventions, what launched it (for messages), and
+/// the launching kernel's executor tuner.
 struct launch_config {
   int num_cores = 1;
   std::int64_t vmem_capacity_bytes = 0;
@@ -52,6 +54,7 @@ struct launch_config {
   int cores_per_chip = 0;         ///< several chips: cores per chip (0: one chip of num_cores)
   chip_context* chips = nullptr;  ///< several chips: their shared state (chip_set.hpp)
   int first_core = 0;             ///< several chips, one per process: this chip's first global core
+  executor_tuner* tuner = nullptr;  ///< the kernel's measured executor choice (automatic executor)
 };
 
 class core_set {

@@ -30,6 +30,7 @@
 #include <pallas/detail/runtime/core_set.hpp>
 #include <pallas/detail/runtime/dma_order.hpp>
 #include <pallas/detail/runtime/dma_thread.hpp>
+#include <pallas/detail/runtime/executor_tuner.hpp>
 #include <pallas/detail/runtime/fork_guard.hpp>
 #include <pallas/detail/runtime/launch.hpp>
 #include <pallas/detail/runtime/runtime_settings.hpp>
@@ -71,7 +72,9 @@ class device {
     require_matching_runtime();
     std::uint64_t const id = launches_.fetch_add(1, std::memory_order_relaxed) + 1;
     set_lease lease(*this);
-    lease.set->run(config, id, dma_thread_for(config), job);
+    executor_timing timing(*this, config);
+    lease.set->run(config, id, timing.thread, job);
+    timing.finished();
   }
 
   /// Cores whose state exists so far, in every core set (their threads persist between
@@ -104,9 +107,22 @@ class device {
     spare* taken = nullptr;
   };
 
-  /// The DMA thread when this launch uses it (automatic: a CPU to spare for it, and the
+  /// The DMA thread when this launch may use it (automatic: a CPU to spare for it, and the
   /// thread was not found starved of CPU lately; dma_thread.hpp).
   dma_thread* dma_thread_for(launch_config const& config);
+
+  /// A launch's DMA thread (or none): under the automatic executor with a DMA thread to
+  /// have, the kernel's tuner picks between it and the cores and is told the launch's time
+  /// (executor_tuner.hpp). A launch that throws is not counted.
+  struct executor_timing {
+    executor_timing(device& d, launch_config const& config);
+    void finished();
+
+    dma_thread* thread = nullptr;
+    executor_tuner* tuner = nullptr;
+    executor_tuner::executor picked = executor_tuner::executor::dma_thread;
+    std::chrono::steady_clock::time_point start;
+  };
 
   static std::mutex& creation_mutex() noexcept { return creation_mutex_; }
 

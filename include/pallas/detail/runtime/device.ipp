@@ -82,6 +82,21 @@ PALLAS_DECL dma_thread* device::dma_thread_for(launch_config const& config) {
   return dma_thread_.get();
 }
 
+PALLAS_DECL device::executor_timing::executor_timing(device& d, launch_config const& config)
+    : thread(d.dma_thread_for(config)) {
+  if (thread && config.executor == dma_executor_choice::automatic && config.tuner) {
+    tuner = config.tuner;
+    picked = tuner->pick();
+    if (picked == executor_tuner::executor::on_core) thread = nullptr;
+    start = std::chrono::steady_clock::now();
+  }
+  last_launch_executor = thread ? dma_executor_choice::thread : dma_executor_choice::on_core;
+}
+
+PALLAS_DECL void device::executor_timing::finished() {
+  if (tuner) tuner->record(picked, std::chrono::steady_clock::now() - start);
+}
+
 PALLAS_DECL void device::abandon_in_child() noexcept {
   device* d = current_.load(std::memory_order_relaxed);
   if (!d) return;
