@@ -8628,22 +8628,24 @@ inline void finish_core(core_state& core) { core.dma.finish(core); }
 // ---- begin pallas/detail/runtime/executor_tuner.hpp ----
 // The automatic executor's measured choice between the DMA thread and the issuing core, per
 // kernel. Where the machine has a CPU to spare (device.hpp), which one is faster is not a
-// property of the machine one can read: on the 2-vCPU VM this was built on, one core with
-// the DMA thread ran a pipelined add in 0.56-0.73 of the fused loop's time for minutes,
-// then in 22-24 ms against 16 ms inline for minutes (the host moving the vCPUs, which the
-// guest cannot see). So each kernel (each pallas_call / pl::kernel instantiation owns a
+// property of the machine one can read: on the 2-vCPU VM this was built on, one core's
+// pipelined add took 14 ms with the DMA thread against 21 ms on the core for minutes, then
+// 22-24 ms against 16 ms for minutes (the host moving the vCPUs, which the guest cannot
+// see). So each kernel (each pallas_call / pl::kernel / shard_map instantiation owns a
 // tuner) times its own launches under both and keeps the faster:
 //
 //   - its first launch warms the caches and is not counted;
-//   - then each executor runs `probe_launches` times, alternating, and the one with the
-//     shorter best time is kept;
+//   - then the DMA thread runs `probe_launches` launches and the core as many, and the one
+//     with the shorter best time is kept;
 //   - the kept one runs `interval` launches (8 at first, doubling up to 64 while probes
 //     confirm it, back to 8 after a switch), then the other is probed again and replaces it
 //     only if its best is `switch_margin` shorter than the kept one's best over its last
 //     `probe_launches` launches (so noise does not flip the choice).
 //
 // The other executor so runs at most 2 launches in 66 once the choice is stable: with the
-// 40% gap measured here that costs about 1%, against 40% for a fixed wrong rule.
+// 40% gap measured here that costs about 1%, against 40% for a fixed wrong rule. Launches
+// that overlap (several host threads launching one kernel) are all counted; the times are
+// then noisier, not wrong.
 
 #include <chrono>
 #include <cstdint>
@@ -9655,7 +9657,8 @@ struct launch_costs {
 //                                    otherwise each kernel times its own launches under
 //                                    both and keeps the faster, probing the other now and
 //                                    then (executor_tuner.hpp: on one VM the DMA thread
-//                                    was 25-45% faster, then 40% slower, minutes apart).
+//                                    took a third less time, then 40% more, minutes
+//                                    apart).
 //                                    Under the DMA thread, copies under 16 KiB stay on
 //                                    the core
 //

@@ -16,7 +16,8 @@
 //                                    otherwise each kernel times its own launches under
 //                                    both and keeps the faster, probing the other now and
 //                                    then (executor_tuner.hpp: on one VM the DMA thread
-//                                    was 25-45% faster, then 40% slower, minutes apart).
+//                                    took a third less time, then 40% more, minutes
+//                                    apart).
 //                                    Under the DMA thread, copies under 16 KiB stay on
 //                                    the core
 //
