@@ -309,14 +309,17 @@ void BM_add_1core_executors_interleaved(benchmark::State& state) {
   };
   for (int k = 0; k < 5; ++k) launch(pltpu::dma_executor::automatic);
   double total[3] = {0, 0, 0};
-  std::int64_t rounds = 0;
+  std::int64_t rounds = 0, auto_on_core = 0;
   for (auto _ : state) {
     for (int k = 0; k < 3; ++k) {
       int const e = static_cast<int>((rounds + k) % 3);
       total[e] += launch(executors[e]);
+      if (e == 0) auto_on_core += pltpu::last_launch_dma_executor() == pltpu::dma_executor::on_core;
     }
     ++rounds;
   }
+  // The automatic executor's launches that ran on the core (its probes, or its choice).
+  state.counters["auto_on_core"] = static_cast<double>(auto_on_core) / static_cast<double>(rounds);
   pallas_bench::record_seconds("add_1core_auto", total[0] / static_cast<double>(rounds));
   pallas_bench::record_seconds("add_1core_dmathread", total[1] / static_cast<double>(rounds));
   pallas_bench::record_seconds("add_1core_inline", total[2] / static_cast<double>(rounds));

@@ -8636,16 +8636,21 @@ inline void finish_core(core_state& core) { core.dma.finish(core); }
 //
 //   - its first launch warms the caches and is not counted;
 //   - then the DMA thread runs `probe_launches` launches and the core as many, and the one
-//     with the shorter best time is kept;
-//   - the kept one runs `interval` launches (8 at first, doubling up to 64 while probes
+//     with the shorter median time is kept;
+//   - the kept one runs `interval` launches (8 at first, doubling up to 128 while probes
 //     confirm it, back to 8 after a switch), then the other is probed again and replaces it
-//     only if its best is `switch_margin` shorter than the kept one's best over its last
-//     `probe_launches` launches (so noise does not flip the choice).
+//     only if its median is `switch_margin` shorter than the median of the kept one's last
+//     `probe_launches` launches;
+//   - a probe stops at the first launch that took `give_up_margin` longer than that median
+//     (where one executor is clearly faster, as measured here, each probe costs one launch).
 //
-// The other executor so runs at most 2 launches in 66 once the choice is stable: with the
-// 40% gap measured here that costs about 1%, against 40% for a fixed wrong rule. Launches
-// that overlap (several host threads launching one kernel) are all counted; the times are
-// then noisier, not wrong.
+// Medians, not best times: where the DMA thread was slower here it was also erratic (10.9 to
+// 19.1 ms from one run to the next against a steady 16 ms), and the best of a few of its
+// launches often beat the core while their mean lost by 20-40%. A median of three still
+// ignores one slow launch (a page fault storm, a preempted core). Once the choice is stable
+// the other executor runs one launch in 129 where it is clearly slower (at most 3 in 131):
+// with the 33-40% gaps measured here that costs 0.3%, against 40% for a fixed wrong rule. Launches that overlap (several host
+// threads launching one kernel) are all counted; the times are then noisier, not wrong.
 
 #include <chrono>
 #include <cstdint>
@@ -8660,10 +8665,11 @@ inline thread_local dma_executor_choice last_launch_executor = dma_executor_choi
 
 class executor_tuner {
  public:
-  static constexpr int probe_launches = 2;
+  static constexpr int probe_launches = 3;
   static constexpr int first_interval = 8;
-  static constexpr int longest_interval = 64;
+  static constexpr int longest_interval = 128;
   static constexpr double switch_margin = 0.03;
+  static constexpr double give_up_margin = 0.10;
 
   /// Which executor a launch of this kernel uses.
   enum class executor : std::uint8_t { dma_thread, on_core };
@@ -8692,10 +8698,10 @@ class executor_tuner {
   }
   static constexpr int at(executor e) noexcept { return e == executor::dma_thread ? 0 : 1; }
 
-  /// The best of an executor's last `probe_launches` times (ns).
-  std::int64_t best(executor e) const noexcept;
+  /// The median of an executor's last `probe_launches` times (ns).
+  std::int64_t median(executor e) const noexcept;
 
-  /// Ends a probe: keeps the executor with the shorter best time.
+  /// Ends a probe: keeps the executor with the shorter median time.
   void decide();
 
   mutable std::mutex mutex_;
@@ -19515,14 +19521,17 @@ PALLAS_DECL void executor_tuner::record(executor e, std::chrono::nanoseconds too
     phase_ = phase::probe;
     left_ = probe_launches;
     filled_[at(other(kept_))] = 0;
-  } else if (phase_ == phase::probe && filled_[at(other(kept_))] >= probe_launches) {
-    decide();
+  } else if (phase_ == phase::probe && e == other(kept_) &&
+             (filled_[at(e)] >= probe_launches ||
+              static_cast<double>(took.count()) > static_cast<double>(median(kept_)) * (1 + give_up_margin))) {
+    decide();  // enough launches, or one clearly slower
   }
 }
 
 PALLAS_DECL void executor_tuner::decide() {
   executor const challenger = other(kept_);
-  bool const faster = static_cast<double>(best(challenger)) < static_cast<double>(best(kept_)) * (1 - switch_margin);
+  bool const faster =
+      static_cast<double>(median(challenger)) < static_cast<double>(median(kept_)) * (1 - switch_margin);
   if (faster) {
     kept_ = challenger;
     interval_ = first_interval;
@@ -19534,9 +19543,13 @@ PALLAS_DECL void executor_tuner::decide() {
   filled_[at(kept_)] = 0;  // its times from before the keep phase say nothing of now
 }
 
-PALLAS_DECL std::int64_t executor_tuner::best(executor e) const noexcept {
-  int const n = std::min(filled_[at(e)], probe_launches);
-  return *std::min_element(recent_[at(e)], recent_[at(e)] + n);
+PALLAS_DECL std::int64_t executor_tuner::median(executor e) const noexcept {
+  int const n = std::min(filled_[at(e)], probe_launches);  // probe_launches, when deciding
+  if (n == 0) return 0;
+  std::int64_t times[probe_launches];
+  std::copy(recent_[at(e)], recent_[at(e)] + n, times);
+  std::nth_element(times, times + n / 2, times + n);
+  return times[n / 2];
 }
 
 PALLAS_DECL executor_tuner::executor executor_tuner::kept() const {

@@ -10,16 +10,21 @@
 //
 //   - its first launch warms the caches and is not counted;
 //   - then the DMA thread runs `probe_launches` launches and the core as many, and the one
-//     with the shorter best time is kept;
-//   - the kept one runs `interval` launches (8 at first, doubling up to 64 while probes
+//     with the shorter median time is kept;
+//   - the kept one runs `interval` launches (8 at first, doubling up to 128 while probes
 //     confirm it, back to 8 after a switch), then the other is probed again and replaces it
-//     only if its best is `switch_margin` shorter than the kept one's best over its last
-//     `probe_launches` launches (so noise does not flip the choice).
+//     only if its median is `switch_margin` shorter than the median of the kept one's last
+//     `probe_launches` launches;
+//   - a probe stops at the first launch that took `give_up_margin` longer than that median
+//     (where one executor is clearly faster, as measured here, each probe costs one launch).
 //
-// The other executor so runs at most 2 launches in 66 once the choice is stable: with the
-// 40% gap measured here that costs about 1%, against 40% for a fixed wrong rule. Launches
-// that overlap (several host threads launching one kernel) are all counted; the times are
-// then noisier, not wrong.
+// Medians, not best times: where the DMA thread was slower here it was also erratic (10.9 to
+// 19.1 ms from one run to the next against a steady 16 ms), and the best of a few of its
+// launches often beat the core while their mean lost by 20-40%. A median of three still
+// ignores one slow launch (a page fault storm, a preempted core). Once the choice is stable
+// the other executor runs one launch in 129 where it is clearly slower (at most 3 in 131):
+// with the 33-40% gaps measured here that costs 0.3%, against 40% for a fixed wrong rule. Launches that overlap (several host
+// threads launching one kernel) are all counted; the times are then noisier, not wrong.
 
 #include <chrono>
 #include <cstdint>
@@ -36,10 +41,11 @@ inline thread_local dma_executor_choice last_launch_executor = dma_executor_choi
 
 class executor_tuner {
  public:
-  static constexpr int probe_launches = 2;
+  static constexpr int probe_launches = 3;
   static constexpr int first_interval = 8;
-  static constexpr int longest_interval = 64;
+  static constexpr int longest_interval = 128;
   static constexpr double switch_margin = 0.03;
+  static constexpr double give_up_margin = 0.10;
 
   /// Which executor a launch of this kernel uses.
   enum class executor : std::uint8_t { dma_thread, on_core };
@@ -68,10 +74,10 @@ class executor_tuner {
   }
   static constexpr int at(executor e) noexcept { return e == executor::dma_thread ? 0 : 1; }
 
-  /// The best of an executor's last `probe_launches` times (ns).
-  std::int64_t best(executor e) const noexcept;
+  /// The median of an executor's last `probe_launches` times (ns).
+  std::int64_t median(executor e) const noexcept;
 
-  /// Ends a probe: keeps the executor with the shorter best time.
+  /// Ends a probe: keeps the executor with the shorter median time.
   void decide();
 
   mutable std::mutex mutex_;

@@ -33,14 +33,17 @@ PALLAS_DECL void executor_tuner::record(executor e, std::chrono::nanoseconds too
     phase_ = phase::probe;
     left_ = probe_launches;
     filled_[at(other(kept_))] = 0;
-  } else if (phase_ == phase::probe && filled_[at(other(kept_))] >= probe_launches) {
-    decide();
+  } else if (phase_ == phase::probe && e == other(kept_) &&
+             (filled_[at(e)] >= probe_launches ||
+              static_cast<double>(took.count()) > static_cast<double>(median(kept_)) * (1 + give_up_margin))) {
+    decide();  // enough launches, or one clearly slower
   }
 }
 
 PALLAS_DECL void executor_tuner::decide() {
   executor const challenger = other(kept_);
-  bool const faster = static_cast<double>(best(challenger)) < static_cast<double>(best(kept_)) * (1 - switch_margin);
+  bool const faster =
+      static_cast<double>(median(challenger)) < static_cast<double>(median(kept_)) * (1 - switch_margin);
   if (faster) {
     kept_ = challenger;
     interval_ = first_interval;
@@ -52,9 +55,13 @@ PALLAS_DECL void executor_tuner::decide() {
   filled_[at(kept_)] = 0;  // its times from before the keep phase say nothing of now
 }
 
-PALLAS_DECL std::int64_t executor_tuner::best(executor e) const noexcept {
-  int const n = std::min(filled_[at(e)], probe_launches);
-  return *std::min_element(recent_[at(e)], recent_[at(e)] + n);
+PALLAS_DECL std::int64_t executor_tuner::median(executor e) const noexcept {
+  int const n = std::min(filled_[at(e)], probe_launches);  // probe_launches, when deciding
+  if (n == 0) return 0;
+  std::int64_t times[probe_launches];
+  std::copy(recent_[at(e)], recent_[at(e)] + n, times);
+  std::nth_element(times, times + n / 2, times + n);
+  return times[n / 2];
 }
 
 PALLAS_DECL executor_tuner::executor executor_tuner::kept() const {
