@@ -8817,6 +8817,7 @@ struct launch_info {
   std::int64_t begin_ns = 0;  ///< wall-clock start (steady_clock, ns)
   std::int64_t end_ns = 0;    ///< wall-clock end (steady_clock, ns)
   std::int64_t cpu_ns = -1;  ///< the launching thread's CPU time over the launch (core 0 runs there)
+  bool dma_thread = false;   ///< the DMA thread served its copies (else every copy moved on its core)
 
   /// "#3 matmul (pl::pallas_call, 2 cores)".
   [[gnu::cold]] std::string label() const;
@@ -9088,7 +9089,7 @@ inline std::uint64_t& launch_of_this_thread() {
 class launch_scope {
  public:
   launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores, int cores_per_chip = 0,
-               int first_core = 0);
+               int first_core = 0, bool dma_thread = false);
   ~launch_scope();
   launch_scope(launch_scope const&) = delete;
   launch_scope& operator=(launch_scope const&) = delete;
@@ -19787,7 +19788,8 @@ PALLAS_DECL void write_json(std::ostream& out, std::vector<trace::event> const& 
       write_json_escaped(out, l.label());
       out << '"';
       times(l.begin_ns, l.end_ns, l.cpu_ns);
-      out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores;
+      out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores << R"(,"dma_executor":")"
+          << (l.dma_thread ? "dma_thread" : "on_core") << '"';
       if (int const chip = procs.chip(l.id, c); chip >= 0) out << R"(,"chip":)" << chip;
       out << "}}";
     }
@@ -20111,7 +20113,7 @@ PALLAS_DECL span::~span() {
 }
 
 PALLAS_DECL launch_scope::launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores, int cores_per_chip,
-                                     int first_core) {
+                                     int first_core, bool dma_thread) {
   if (recorder::instance().enabled()) {
     active_ = true;
     info_.id = id;
@@ -20120,6 +20122,7 @@ PALLAS_DECL launch_scope::launch_scope(std::uint64_t id, std::string_view name, 
     info_.num_cores = num_cores;
     info_.cores_per_chip = cores_per_chip;
     info_.first_core = first_core;
+    info_.dma_thread = dma_thread;
     info_.begin_ns = now_ns();
     info_.cpu_ns = thread_cpu_ns();
   }
@@ -20160,7 +20163,7 @@ PALLAS_DECL void core_set::run_erased(launch_config const& config, std::uint64_t
   int const num_cores = config.num_cores;
   grow(num_cores);
   detail::launch_scope traced(id, config.name, config.who, num_cores, config.chips ? config.cores_per_chip : 0,
-                              config.first_core);
+                              config.first_core, thread != nullptr);
 
   launch_state state;
   state.num_cores = num_cores;

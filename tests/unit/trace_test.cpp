@@ -406,6 +406,29 @@ TEST_CASE("trace: each span's CPU time is at most its wall time; a sleeping step
   CHECK(picture.find("CPU ") != std::string::npos);
 }
 
+TEST_CASE("trace: a launch's span says who moved its copies", "[trace]") {
+  auto const x = pl::Array<float, 64, 256>::full(1.0f);  // 64 KiB blocks: the DMA thread's size
+  auto call = pl::pallas_call([](auto x_ref, auto o_ref) { o_ref[pl::ellipsis] = x_ref[pl::ellipsis] + 1.0f; },
+                              pl::like(x), pl::grid<1>, pltpu::num_cores<1>, pl::name("who_moves"));
+  pltpu::scoped_dma_schedule order({pltpu::dma_execution_mode::on_wait});
+  for (auto executor : {pltpu::dma_executor::dma_thread, pltpu::dma_executor::on_core}) {
+    pltpu::scoped_dma_executor use(executor);
+    {
+      tracing on;
+      CHECK(call(x)(63, 255) == 2.0f);
+    }
+    REQUIRE(pltpu::last_launch_dma_executor() == executor);
+    std::string const expected = executor == pltpu::dma_executor::dma_thread ? "dma_thread" : "on_core";
+    int launches = 0;
+    for (auto const& e : written_trace())
+      if (e["ph"].str() == "X" && e["cat"].str() == "launch") {
+        ++launches;
+        CHECK(e["args"]["dma_executor"].str() == expected);
+      }
+    CHECK(launches == 1);
+  }
+}
+
 TEST_CASE("trace: nothing is recorded while tracing is off", "[trace]") {
   pl::trace::stop();
   pl::trace::clear();

@@ -45,6 +45,7 @@ struct launch_info {
   std::int64_t begin_ns = 0;  ///< wall-clock start (steady_clock, ns)
   std::int64_t end_ns = 0;    ///< wall-clock end (steady_clock, ns)
   std::int64_t cpu_ns = -1;  ///< the launching thread's CPU time over the launch (core 0 runs there)
+  bool dma_thread = false;   ///< the DMA thread served its copies (else every copy moved on its core)
 
   /// "#3 matmul (pl::pallas_call, 2 cores)".
   [[gnu::cold]] std::string label() const;

@@ -144,7 +144,8 @@ PALLAS_DECL void write_json(std::ostream& out, std::vector<trace::event> const& 
       write_json_escaped(out, l.label());
       out << '"';
       times(l.begin_ns, l.end_ns, l.cpu_ns);
-      out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores;
+      out << R"(,"launch":)" << l.id << R"(,"cores":)" << l.num_cores << R"(,"dma_executor":")"
+          << (l.dma_thread ? "dma_thread" : "on_core") << '"';
       if (int const chip = procs.chip(l.id, c); chip >= 0) out << R"(,"chip":)" << chip;
       out << "}}";
     }

@@ -120,7 +120,7 @@ inline std::uint64_t& launch_of_this_thread() {
 class launch_scope {
  public:
   launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores, int cores_per_chip = 0,
-               int first_core = 0);
+               int first_core = 0, bool dma_thread = false);
   ~launch_scope();
   launch_scope(launch_scope const&) = delete;
   launch_scope& operator=(launch_scope const&) = delete;

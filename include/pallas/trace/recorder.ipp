@@ -136,7 +136,7 @@ PALLAS_DECL span::~span() {
 }
 
 PALLAS_DECL launch_scope::launch_scope(std::uint64_t id, std::string_view name, std::string_view who, int num_cores, int cores_per_chip,
-                                     int first_core) {
+                                     int first_core, bool dma_thread) {
   if (recorder::instance().enabled()) {
     active_ = true;
     info_.id = id;
@@ -145,6 +145,7 @@ PALLAS_DECL launch_scope::launch_scope(std::uint64_t id, std::string_view name, 
     info_.num_cores = num_cores;
     info_.cores_per_chip = cores_per_chip;
     info_.first_core = first_core;
+    info_.dma_thread = dma_thread;
     info_.begin_ns = now_ns();
     info_.cpu_ns = thread_cpu_ns();
   }

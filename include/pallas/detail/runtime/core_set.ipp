@@ -21,7 +21,7 @@ PALLAS_DECL void core_set::run_erased(launch_config const& config, std::uint64_t
   int const num_cores = config.num_cores;
   grow(num_cores);
   detail::launch_scope traced(id, config.name, config.who, num_cores, config.chips ? config.cores_per_chip : 0,
-                              config.first_core);
+                              config.first_core, thread != nullptr);
 
   launch_state state;
   state.num_cores = num_cores;
