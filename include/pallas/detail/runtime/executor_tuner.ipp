@@ -21,7 +21,6 @@ PALLAS_DECL executor_tuner::executor executor_tuner::pick() {
 PALLAS_DECL void executor_tuner::record(executor e, std::chrono::nanoseconds took) {
   std::lock_guard lock(mutex_);
   if (phase_ == phase::warm_up) {  // the first launch: cold caches, first-touch page faults
-    if (left_ > 0) return;         // a launch that ran alongside it
     phase_ = phase::keep;
     left_ = probe_launches;
     return;
