@@ -8409,13 +8409,18 @@ PALLAS_DECL bool regions_overlap_unequal(region const& a, region const& b) noexc
 // cores publish (dma_engine.hpp's thread executor) while the cores compute. It spins briefly
 // when idle, then parks and is woken only when parked; on Linux it runs at SCHED_IDLE, so it
 // takes only CPU time no core wants (a busy machine then leaves the copies to the cores,
-// which help with their own copies anyway).
+// which help with their own copies anyway), and a core that must wait for chunks the thread
+// claimed lends it normal priority until it runs out of work (priority inheritance: on a
+// loaded machine a preempted SCHED_IDLE thread got its next time slice 1.3-3.1 s later,
+// and the waiting core with it). Where the process may not raise a thread out of SCHED_IDLE
+// (no CAP_SYS_NICE, RLIMIT_NICE below 20) the thread keeps normal priority instead.
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <stop_token>
 #include <thread>
 
@@ -8458,11 +8463,23 @@ struct dma_thread_health {
   inline static constinit std::atomic<std::chrono::milliseconds::rep> window_{0};  ///< the last window's length
 };
 
+/// Whether this process may move a thread from SCHED_IDLE back to normal priority (asked of
+/// the kernel once, on a short-lived thread).
+PALLAS_DECL bool may_leave_sched_idle() noexcept;
+
+/// How the DMA thread is scheduled: at SCHED_IDLE until a waiting core lends it normal
+/// priority, or at normal priority throughout (where priority cannot be lent).
+enum class dma_thread_priority { idle_until_lent, normal };
+
+inline dma_thread_priority default_dma_thread_priority() noexcept {
+  return may_leave_sched_idle() ? dma_thread_priority::idle_until_lent : dma_thread_priority::normal;
+}
+
 class dma_thread {
  public:
   static constexpr int max_engines = 256;
 
-  dma_thread();
+  explicit dma_thread(dma_thread_priority priority = default_dma_thread_priority());
   ~dma_thread();
   dma_thread(dma_thread const&) = delete;
   dma_thread& operator=(dma_thread const&) = delete;
@@ -8478,8 +8495,20 @@ class dma_thread {
     if (parked_.load(std::memory_order_seq_cst)) epoch_.notify_one();
   }
 
+  /// A core is about to sleep until the thread moves chunks it claimed: the thread runs at
+  /// normal priority until it runs out of work (a no-op unless it idles at SCHED_IDLE).
+  void lend_priority() noexcept {
+    if (idles_ && !lent_.load(std::memory_order_relaxed)) set_lent(true);
+  }
+
+  /// The thread's scheduling policy now (SCHED_IDLE or SCHED_OTHER on Linux; 0 elsewhere).
+  int scheduling_policy() noexcept;
+  /// Whether the thread is parked (it then holds no chunk and changes nothing until woken).
+  bool parked() const noexcept { return parked_.load(std::memory_order_seq_cst); }
+
  private:
   bool any_work() const noexcept;
+  void set_lent(bool lent) noexcept;
 
   void serve(std::stop_token const& stop);
 
@@ -8488,6 +8517,9 @@ class dma_thread {
   std::atomic<int> count_{0};
   std::atomic<std::uint32_t> epoch_{0};
   std::atomic<bool> parked_{false};
+  bool idles_ = false;              ///< runs at SCHED_IDLE when nobody lends it priority
+  std::atomic<bool> lent_{false};   ///< a core lent it normal priority
+  std::mutex priority_mutex_;       ///< orders the policy changes with lent_
   std::jthread thread_;  // last: it starts after the members it reads exist
 };
 
@@ -19229,6 +19261,7 @@ PALLAS_DECL void dma_engine::wait(core_state& core, std::atomic<std::int32_t>& c
         if ((s & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
       }
       if (seen < c->chunks) {
+        thread_->lend_priority();  // the thread may be preempted holding a chunk
         auto const slept = std::chrono::steady_clock::now();
         c->sleeping.store(true, std::memory_order_seq_cst);
         seen = c->done.load(std::memory_order_seq_cst);
@@ -19315,6 +19348,8 @@ PALLAS_DECL bool regions_overlap_unequal(region const& a, region const& b) noexc
 
 
 
+#include <system_error>
+
 #if defined(__linux__)
 #  include <pthread.h>
 #  include <sched.h>
@@ -19332,12 +19367,59 @@ PALLAS_DECL void dma_thread_health::note_wait(std::chrono::steady_clock::duratio
   starved_until_.store((now + window).count(), std::memory_order_relaxed);
 }
 
-PALLAS_DECL dma_thread::dma_thread() {
+PALLAS_DECL bool may_leave_sched_idle() noexcept {
+#if defined(__linux__)
+  static bool const allowed = [] {
+    bool left = false;
+    try {
+      std::thread([&] {
+        sched_param const param{};
+        left = pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) == 0 &&
+               pthread_setschedparam(pthread_self(), SCHED_OTHER, &param) == 0;
+      }).join();
+    } catch (std::system_error const&) {  // no thread to ask with: keep normal priority
+    }
+    return left;
+  }();
+  return allowed;
+#else
+  return false;
+#endif
+}
+
+PALLAS_DECL dma_thread::dma_thread(dma_thread_priority priority) {
   thread_ = std::jthread([this](std::stop_token stop) { serve(stop); });
 #if defined(__linux__)
+  // SCHED_IDLE only where a waiting core can lend the thread its priority back: a
+  // preempted SCHED_IDLE thread that nobody can raise holds the core up for seconds.
+  if (priority == dma_thread_priority::idle_until_lent) {
+    sched_param const param{};
+    idles_ = pthread_setschedparam(thread_.native_handle(), SCHED_IDLE, &param) == 0;
+  }
+#else
+  (void)priority;
+#endif
+}
+
+PALLAS_DECL void dma_thread::set_lent(bool lent) noexcept {
+  std::lock_guard lock(priority_mutex_);
+  if (lent_.load(std::memory_order_relaxed) == lent) return;
+#if defined(__linux__)
+  sched_param const param{};
+  if (pthread_setschedparam(thread_.native_handle(), lent ? SCHED_OTHER : SCHED_IDLE, &param) != 0) return;
+#endif
+  lent_.store(lent, std::memory_order_relaxed);
+}
+
+PALLAS_DECL int dma_thread::scheduling_policy() noexcept {
+#if defined(__linux__)
+  std::lock_guard lock(priority_mutex_);
+  int policy = 0;
   sched_param param{};
-  param.sched_priority = 0;
-  pthread_setschedparam(thread_.native_handle(), SCHED_IDLE, &param);  // best effort
+  pthread_getschedparam(thread_.native_handle(), &policy, &param);
+  return policy;
+#else
+  return 0;
 #endif
 }
 
@@ -19376,6 +19458,7 @@ PALLAS_DECL void dma_thread::serve(std::stop_token const& stop) {
         worked |= e->serve(core_of_[static_cast<std::size_t>(k)].load(std::memory_order_relaxed));
     }
     if (worked) continue;
+    if (lent_.load(std::memory_order_relaxed)) set_lent(false);  // out of work: back to SCHED_IDLE
     // Idle: spin a little (a pipeline publishes its next fetch within a step), then park.
     std::uint32_t const seen = epoch_.load(std::memory_order_seq_cst);
     auto const deadline = std::chrono::steady_clock::now() + spin_budget;
@@ -21857,10 +21940,12 @@ PALLAS_DECL void dma_engine::quiesce() {
   for (shared_copy* s : shared_)
     for (int k = 0; s->done.load(std::memory_order_acquire) < s->chunks || s->users.load(std::memory_order_acquire) != 0;
          ++k) {
-      if (k < 256)
+      if (k < 256) {
         cpu_relax();
-      else
+      } else {
+        if (k == 256 && thread_) thread_->lend_priority();
         std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
     }
   prune_locked();
 }

@@ -177,6 +177,7 @@ PALLAS_DECL void dma_engine::wait(core_state& core, std::atomic<std::int32_t>& c
         if ((s & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
       }
       if (seen < c->chunks) {
+        thread_->lend_priority();  // the thread may be preempted holding a chunk
         auto const slept = std::chrono::steady_clock::now();
         c->sleeping.store(true, std::memory_order_seq_cst);
         seen = c->done.load(std::memory_order_seq_cst);

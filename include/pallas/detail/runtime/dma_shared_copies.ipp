@@ -162,10 +162,12 @@ PALLAS_DECL void dma_engine::quiesce() {
   for (shared_copy* s : shared_)
     for (int k = 0; s->done.load(std::memory_order_acquire) < s->chunks || s->users.load(std::memory_order_acquire) != 0;
          ++k) {
-      if (k < 256)
+      if (k < 256) {
         cpu_relax();
-      else
+      } else {
+        if (k == 256 && thread_) thread_->lend_priority();
         std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
     }
   prune_locked();
 }

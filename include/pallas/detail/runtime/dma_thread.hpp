@@ -4,13 +4,18 @@
 // cores publish (dma_engine.hpp's thread executor) while the cores compute. It spins briefly
 // when idle, then parks and is woken only when parked; on Linux it runs at SCHED_IDLE, so it
 // takes only CPU time no core wants (a busy machine then leaves the copies to the cores,
-// which help with their own copies anyway).
+// which help with their own copies anyway), and a core that must wait for chunks the thread
+// claimed lends it normal priority until it runs out of work (priority inheritance: on a
+// loaded machine a preempted SCHED_IDLE thread got its next time slice 1.3-3.1 s later,
+// and the waiting core with it). Where the process may not raise a thread out of SCHED_IDLE
+// (no CAP_SYS_NICE, RLIMIT_NICE below 20) the thread keeps normal priority instead.
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <stop_token>
 #include <thread>
 
@@ -55,11 +60,23 @@ struct dma_thread_health {
   inline static constinit std::atomic<std::chrono::milliseconds::rep> window_{0};  ///< the last window's length
 };
 
+/// Whether this process may move a thread from SCHED_IDLE back to normal priority (asked of
+/// the kernel once, on a short-lived thread).
+PALLAS_DECL bool may_leave_sched_idle() noexcept;
+
+/// How the DMA thread is scheduled: at SCHED_IDLE until a waiting core lends it normal
+/// priority, or at normal priority throughout (where priority cannot be lent).
+enum class dma_thread_priority { idle_until_lent, normal };
+
+inline dma_thread_priority default_dma_thread_priority() noexcept {
+  return may_leave_sched_idle() ? dma_thread_priority::idle_until_lent : dma_thread_priority::normal;
+}
+
 class dma_thread {
  public:
   static constexpr int max_engines = 256;
 
-  dma_thread();
+  explicit dma_thread(dma_thread_priority priority = default_dma_thread_priority());
   ~dma_thread();
   dma_thread(dma_thread const&) = delete;
   dma_thread& operator=(dma_thread const&) = delete;
@@ -75,8 +92,20 @@ class dma_thread {
     if (parked_.load(std::memory_order_seq_cst)) epoch_.notify_one();
   }
 
+  /// A core is about to sleep until the thread moves chunks it claimed: the thread runs at
+  /// normal priority until it runs out of work (a no-op unless it idles at SCHED_IDLE).
+  void lend_priority() noexcept {
+    if (idles_ && !lent_.load(std::memory_order_relaxed)) set_lent(true);
+  }
+
+  /// The thread's scheduling policy now (SCHED_IDLE or SCHED_OTHER on Linux; 0 elsewhere).
+  int scheduling_policy() noexcept;
+  /// Whether the thread is parked (it then holds no chunk and changes nothing until woken).
+  bool parked() const noexcept { return parked_.load(std::memory_order_seq_cst); }
+
  private:
   bool any_work() const noexcept;
+  void set_lent(bool lent) noexcept;
 
   void serve(std::stop_token const& stop);
 
@@ -85,6 +114,9 @@ class dma_thread {
   std::atomic<int> count_{0};
   std::atomic<std::uint32_t> epoch_{0};
   std::atomic<bool> parked_{false};
+  bool idles_ = false;              ///< runs at SCHED_IDLE when nobody lends it priority
+  std::atomic<bool> lent_{false};   ///< a core lent it normal priority
+  std::mutex priority_mutex_;       ///< orders the policy changes with lent_
   std::jthread thread_;  // last: it starts after the members it reads exist
 };
 

@@ -8,6 +8,8 @@
 #include <pallas/detail/runtime/spin_wait.hpp>
 #include <pallas/error.hpp>
 
+#include <system_error>
+
 #if defined(__linux__)
 #  include <pthread.h>
 #  include <sched.h>
@@ -25,12 +27,59 @@ PALLAS_DECL void dma_thread_health::note_wait(std::chrono::steady_clock::duratio
   starved_until_.store((now + window).count(), std::memory_order_relaxed);
 }
 
-PALLAS_DECL dma_thread::dma_thread() {
+PALLAS_DECL bool may_leave_sched_idle() noexcept {
+#if defined(__linux__)
+  static bool const allowed = [] {
+    bool left = false;
+    try {
+      std::thread([&] {
+        sched_param const param{};
+        left = pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) == 0 &&
+               pthread_setschedparam(pthread_self(), SCHED_OTHER, &param) == 0;
+      }).join();
+    } catch (std::system_error const&) {  // no thread to ask with: keep normal priority
+    }
+    return left;
+  }();
+  return allowed;
+#else
+  return false;
+#endif
+}
+
+PALLAS_DECL dma_thread::dma_thread(dma_thread_priority priority) {
   thread_ = std::jthread([this](std::stop_token stop) { serve(stop); });
 #if defined(__linux__)
+  // SCHED_IDLE only where a waiting core can lend the thread its priority back: a
+  // preempted SCHED_IDLE thread that nobody can raise holds the core up for seconds.
+  if (priority == dma_thread_priority::idle_until_lent) {
+    sched_param const param{};
+    idles_ = pthread_setschedparam(thread_.native_handle(), SCHED_IDLE, &param) == 0;
+  }
+#else
+  (void)priority;
+#endif
+}
+
+PALLAS_DECL void dma_thread::set_lent(bool lent) noexcept {
+  std::lock_guard lock(priority_mutex_);
+  if (lent_.load(std::memory_order_relaxed) == lent) return;
+#if defined(__linux__)
+  sched_param const param{};
+  if (pthread_setschedparam(thread_.native_handle(), lent ? SCHED_OTHER : SCHED_IDLE, &param) != 0) return;
+#endif
+  lent_.store(lent, std::memory_order_relaxed);
+}
+
+PALLAS_DECL int dma_thread::scheduling_policy() noexcept {
+#if defined(__linux__)
+  std::lock_guard lock(priority_mutex_);
+  int policy = 0;
   sched_param param{};
-  param.sched_priority = 0;
-  pthread_setschedparam(thread_.native_handle(), SCHED_IDLE, &param);  // best effort
+  pthread_getschedparam(thread_.native_handle(), &policy, &param);
+  return policy;
+#else
+  return 0;
 #endif
 }
 
@@ -69,6 +118,7 @@ PALLAS_DECL void dma_thread::serve(std::stop_token const& stop) {
         worked |= e->serve(core_of_[static_cast<std::size_t>(k)].load(std::memory_order_relaxed));
     }
     if (worked) continue;
+    if (lent_.load(std::memory_order_relaxed)) set_lent(false);  // out of work: back to SCHED_IDLE
     // Idle: spin a little (a pipeline publishes its next fetch within a step), then park.
     std::uint32_t const seen = epoch_.load(std::memory_order_seq_cst);
     auto const deadline = std::chrono::steady_clock::now() + spin_budget;
