@@ -8790,6 +8790,57 @@ inline void perturb(core_state& core) { interleave_point(core); }
 }  // namespace pallas::detail
 
 // ---- end pallas/detail/runtime/random_order.hpp ----
+// ---- begin pallas/detail/runtime/wake_slice.hpp ----
+// A core thread that starts its part of a launch late asks the scheduler for short time
+// slices. On a loaded machine (every CPU running another program) a parked core thread
+// woke 3-4 ms after its launcher posted the launch: Linux's EEVDF scheduler (6.6 and
+// later) let the busy process run out its slice first, so a 2-core launch ran its halves
+// one after the other and took longer than the same work on one core
+// (oversubscribed_2core_vs_1core 0.68-0.89). A short slice (sched_setattr's sched_runtime,
+// honoured for normal threads since Linux 6.12, no privilege needed) gives a woken thread
+// an earlier deadline, so it preempts at once: the delay fell to 0.05 ms and the ratio rose
+// to 1.19-1.47. It is not the default because on a quiet machine it made a woken thread
+// preempt its launcher: a 2-core launch after an idle gap took 40-110% longer.
+//
+// So each core thread measures how late it starts (the launcher stamps the launch) and
+// keeps short slices for `window` after its last late start, then goes back to the default
+// slice (one late launch a window under lasting load).
+
+#include <chrono>
+#include <cstdint>
+
+
+namespace pallas::detail {
+
+/// When a core thread should run with short slices, from its start latencies.
+class wake_slice_rule {
+ public:
+  static constexpr std::chrono::microseconds late{1000};  ///< a start this late is a loaded machine's
+  static constexpr std::chrono::milliseconds window{1000};
+  static constexpr std::chrono::microseconds short_slice{100};  ///< the scheduler's shortest
+
+  /// A start `latency` after the launch was posted, observed at `now`: whether the thread
+  /// should now run with short slices.
+  constexpr bool observe(std::chrono::nanoseconds latency, std::chrono::nanoseconds now) noexcept {
+    if (latency >= late) short_until_ = now + window;
+    return now < short_until_;
+  }
+
+ private:
+  std::chrono::nanoseconds short_until_{0};
+};
+
+/// Asks the scheduler for short slices (true) or the default slice (false) for the calling
+/// thread; false when it refused or cannot (not Linux).
+PALLAS_DECL bool request_short_slices(bool short_slices) noexcept;
+
+/// The calling thread's slice request (ns; 0 when it has the default slice or the kernel
+/// does not say), for tests.
+PALLAS_DECL std::uint64_t requested_slice_ns() noexcept;
+
+}  // namespace pallas::detail
+
+// ---- end pallas/detail/runtime/wake_slice.hpp ----
 // ---- begin pallas/trace/recorder.hpp ----
 // The process-wide trace recorder: spans and launches recorded while tracing is on
 // (pl::trace::start(), or PALLAS_TRACE=file in the environment, written at exit), and the
@@ -9202,8 +9253,13 @@ class core_set {
     std::atomic<std::uint32_t> epoch{0};
     std::atomic<std::uint32_t> claimed{0};  ///< the last epoch whose job was started (here or by the launcher)
     std::atomic<bool> parked{false};
+    wake_slice_rule slice_rule;  ///< its thread's only
+    bool short_slices = false;   ///< what its thread asked the scheduler for last
     std::jthread thread;
   };
+
+  /// Short slices for a worker's thread while it starts launches late (wake_slice.hpp).
+  void adapt_slice(worker& self) noexcept;
 
   void grow(int num_cores);
 
@@ -9230,6 +9286,7 @@ class core_set {
   std::function<void(core_state&)> job_;
   std::atomic<int> pending_{0};
   std::atomic<bool> spin_{true};
+  std::atomic<std::int64_t> posted_ns_{0};  ///< when the launch was posted to the workers (steady clock)
 };
 
 }  // namespace pallas::detail
@@ -19710,6 +19767,56 @@ PALLAS_DECL void start_barrier(core_state& core) {
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/runtime/random_order.ipp ----
+// ---- begin pallas/detail/runtime/wake_slice.ipp ----
+// The slice requests (sched_setattr), compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+#if defined(__linux__)
+#  include <sched.h>
+#  include <sys/syscall.h>
+#  include <unistd.h>
+#endif
+
+namespace pallas::detail {
+
+#if defined(__linux__) && defined(SYS_sched_setattr) && defined(SYS_sched_getattr)
+/// struct sched_attr as of its first version (SCHED_ATTR_SIZE_VER0, 48 bytes); glibc does
+/// not declare it.
+struct sched_attr_v0 {
+  std::uint32_t size = sizeof(sched_attr_v0);
+  std::uint32_t sched_policy = 0;
+  std::uint64_t sched_flags = 0;
+  std::int32_t sched_nice = 0;
+  std::uint32_t sched_priority = 0;
+  std::uint64_t sched_runtime = 0;
+  std::uint64_t sched_deadline = 0;
+  std::uint64_t sched_period = 0;
+};
+
+PALLAS_DECL bool request_short_slices(bool short_slices) noexcept {
+  sched_attr_v0 attr;
+  if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0 || attr.sched_policy != SCHED_OTHER) return false;
+  attr.size = sizeof attr;
+  attr.sched_flags = 0;
+  attr.sched_runtime = short_slices ? static_cast<std::uint64_t>(
+                                          std::chrono::nanoseconds(wake_slice_rule::short_slice).count())
+                                    : 0;  // 0: the scheduler's default slice
+  return syscall(SYS_sched_setattr, 0, &attr, 0) == 0;
+}
+
+PALLAS_DECL std::uint64_t requested_slice_ns() noexcept {
+  sched_attr_v0 attr;
+  if (syscall(SYS_sched_getattr, 0, &attr, sizeof attr, 0) != 0) return 0;
+  return attr.sched_runtime;
+}
+#else
+PALLAS_DECL bool request_short_slices(bool) noexcept { return false; }
+PALLAS_DECL std::uint64_t requested_slice_ns() noexcept { return 0; }
+#endif
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/wake_slice.ipp ----
 // ---- begin pallas/trace/event.ipp ----
 // The trace's launch labels, compiled once per program under separate compilation
 // (config.hpp) and inline in every translation unit otherwise.
@@ -20323,6 +20430,8 @@ PALLAS_DECL void core_set::run_erased(launch_config const& config, std::uint64_t
   pending_.store(num_cores - 1, std::memory_order_relaxed);
   bool woke_parked = false;
   woken_.assign(static_cast<std::size_t>(num_cores), 0);
+  if (num_cores > 1)
+    posted_ns_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   for (int c = 1; c < num_cores; ++c) {
     worker& w = *workers_[static_cast<std::size_t>(c - 1)];
     std::uint32_t const epoch = w.epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
@@ -20365,6 +20474,15 @@ PALLAS_DECL void core_set::grow(int num_cores) {
   }
 }
 
+PALLAS_DECL void core_set::adapt_slice(worker& self) noexcept {
+  auto const now = std::chrono::steady_clock::now().time_since_epoch();
+  auto const latency = now - std::chrono::steady_clock::duration(posted_ns_.load(std::memory_order_relaxed));
+  bool const want = self.slice_rule.observe(latency, now);
+  if (want == self.short_slices) return;
+  request_short_slices(want);  // best effort: where the kernel ignores it, nothing changes
+  self.short_slices = want;
+}
+
 PALLAS_DECL void core_set::serve(std::stop_token const& stop, worker& self) {
   std::uint32_t seen = 0;
   for (;;) {
@@ -20390,6 +20508,7 @@ PALLAS_DECL void core_set::serve(std::stop_token const& stop, worker& self) {
     seen = now;
     if (stop.stop_requested()) return;
     if (!claim(self, now)) continue;  // the launcher ran it (and maybe its launch is over)
+    adapt_slice(self);
     job_(self.core);
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
   }

@@ -33,6 +33,7 @@
 #include <pallas/detail/runtime/launch.hpp>
 #include <pallas/detail/runtime/random_order.hpp>
 #include <pallas/detail/runtime/spin_wait.hpp>
+#include <pallas/detail/runtime/wake_slice.hpp>
 #include <pallas/error.hpp>
 #include <pallas/trace/recorder.hpp>
 
@@ -98,8 +99,13 @@ class core_set {
     std::atomic<std::uint32_t> epoch{0};
     std::atomic<std::uint32_t> claimed{0};  ///< the last epoch whose job was started (here or by the launcher)
     std::atomic<bool> parked{false};
+    wake_slice_rule slice_rule;  ///< its thread's only
+    bool short_slices = false;   ///< what its thread asked the scheduler for last
     std::jthread thread;
   };
+
+  /// Short slices for a worker's thread while it starts launches late (wake_slice.hpp).
+  void adapt_slice(worker& self) noexcept;
 
   void grow(int num_cores);
 
@@ -126,6 +132,7 @@ class core_set {
   std::function<void(core_state&)> job_;
   std::atomic<int> pending_{0};
   std::atomic<bool> spin_{true};
+  std::atomic<std::int64_t> posted_ns_{0};  ///< when the launch was posted to the workers (steady clock)
 };
 
 }  // namespace pallas::detail

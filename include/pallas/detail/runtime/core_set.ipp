@@ -99,6 +99,8 @@ PALLAS_DECL void core_set::run_erased(launch_config const& config, std::uint64_t
   pending_.store(num_cores - 1, std::memory_order_relaxed);
   bool woke_parked = false;
   woken_.assign(static_cast<std::size_t>(num_cores), 0);
+  if (num_cores > 1)
+    posted_ns_.store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   for (int c = 1; c < num_cores; ++c) {
     worker& w = *workers_[static_cast<std::size_t>(c - 1)];
     std::uint32_t const epoch = w.epoch.fetch_add(1, std::memory_order_seq_cst) + 1;
@@ -141,6 +143,15 @@ PALLAS_DECL void core_set::grow(int num_cores) {
   }
 }
 
+PALLAS_DECL void core_set::adapt_slice(worker& self) noexcept {
+  auto const now = std::chrono::steady_clock::now().time_since_epoch();
+  auto const latency = now - std::chrono::steady_clock::duration(posted_ns_.load(std::memory_order_relaxed));
+  bool const want = self.slice_rule.observe(latency, now);
+  if (want == self.short_slices) return;
+  request_short_slices(want);  // best effort: where the kernel ignores it, nothing changes
+  self.short_slices = want;
+}
+
 PALLAS_DECL void core_set::serve(std::stop_token const& stop, worker& self) {
   std::uint32_t seen = 0;
   for (;;) {
@@ -166,6 +177,7 @@ PALLAS_DECL void core_set::serve(std::stop_token const& stop, worker& self) {
     seen = now;
     if (stop.stop_requested()) return;
     if (!claim(self, now)) continue;  // the launcher ran it (and maybe its launch is over)
+    adapt_slice(self);
     job_(self.core);
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
   }
