@@ -87,7 +87,7 @@ TEST_CASE("async_copy: a DMA semaphore counts the bytes of completed copies", "[
   CHECK(seen == std::vector<std::int32_t>{0, 0});
 }
 
-TEST_CASE("async_copy: several copies share one semaphore; each wait consumes one copy's bytes",
+TEST_CASE("async_copy: several copies share one semaphore, each wait consumes one copy's bytes",
           "[async_copy]") {
   auto const x = iota_array<float, 16, 128>();
   for (auto const& schedule : all_schedules()) {

@@ -262,7 +262,7 @@ TEST_CASE("checked: a destination written between a partial wait and the copy's 
   CHECK_THAT(unseen, Contains("was written before its async_copy.wait"));
 }
 
-TEST_CASE("checked: the destination of a copy in flight reads as poison; scratch starts poisoned", "[checked]") {
+TEST_CASE("checked: the destination of a copy in flight reads as poison, scratch starts poisoned", "[checked]") {
   auto const x = rows();
   float seen = 0;
   std::int32_t seen_int = 0;

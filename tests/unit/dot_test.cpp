@@ -81,7 +81,7 @@ TEST_CASE("f32 dot at kernel block sizes", "[dot]") {
   check_product<24, 8, 40>(pl::matmul(x, y).eval(), x, y);
 }
 
-TEST_CASE("acc[...] += dot(x, y) accumulates in place; = and -= too", "[dot]") {
+TEST_CASE("acc[...] += dot(x, y) accumulates in place, = and -= too", "[dot]") {
   auto x = random_block<float, 16, 32>(5);
   auto y = random_block<float, 32, 24>(6);
   auto acc0 = random_block<float, 16, 24>(7);
@@ -203,7 +203,7 @@ TEST_CASE("bf16 and f16 operands: preferred f32, or rounded to the operand dtype
   check_product<8, 8, 24>(z, x, y);
 }
 
-TEST_CASE("int8 x int8 -> int32 is exact; integer products wrap", "[dot]") {
+TEST_CASE("int8 x int8 -> int32 is exact, integer products wrap", "[dot]") {
   auto a = random_block<std::int8_t, 16, 48>(19);
   auto b = random_block<std::int8_t, 48, 12>(20);
   auto c = pl::dot(a, b, pl::preferred_element_type<std::int32_t>).eval();

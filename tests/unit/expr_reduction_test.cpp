@@ -157,7 +157,7 @@ TEMPLATE_TEST_CASE("max, min, argmax, argmin keep exact values", "[expr][reducti
   }
 }
 
-TEST_CASE("NaN propagates through max and min; argmax picks the first NaN", "[expr][reduction]") {
+TEST_CASE("NaN propagates through max and min, argmax picks the first NaN", "[expr][reduction]") {
   pl::block<float, pl::shape<2, 4>> x = pl::iota<float, pl::shape<2, 4>>(1);
   x(1, 2) = std::numeric_limits<float>::quiet_NaN();
   x(1, 3) = std::numeric_limits<float>::quiet_NaN();
@@ -208,7 +208,7 @@ TEST_CASE("max and min along long rows (the lane-parallel path) match a serial l
   CHECK(mn(4, 0) == -inf);
 }
 
-TEST_CASE("bf16 sums accumulate in float and round once; mean; any; all", "[expr][reduction]") {
+TEST_CASE("bf16 sums accumulate in float and round once, mean, any, all", "[expr][reduction]") {
   auto x = random_block<pl::bfloat16, 4, 64>(5);
   auto s = pl::sum(x, pl::axis<1>);
   STATIC_REQUIRE(std::is_same_v<decltype(s)::value_type, pl::bfloat16>);

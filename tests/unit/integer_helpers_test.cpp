@@ -53,7 +53,7 @@ TEST_CASE("pl::next_power_of_2 is the smallest power of two not below x", "[inte
   CHECK_THROWS_AS(pl::next_power_of_2(-1), pl::error);
 }
 
-TEST_CASE("pl::multiple_of returns its argument; checked mode verifies the hint", "[integer][checked]") {
+TEST_CASE("pl::multiple_of returns its argument, checked mode verifies the hint", "[integer][checked]") {
   CHECK(pl::multiple_of(index_t{384}, 128) == 384);
   CHECK(pl::multiple_of(std::int32_t{-24}, 8) == -24);
   CHECK_THROWS_WITH(pl::multiple_of(index_t{130}, 128), Catch::Contains("130 is not a multiple of 128"));

@@ -216,7 +216,7 @@ TEST_CASE("kernel: a body with explicit parameter types", "[kernel]") {
   for (pl::index_t k = 0; k < 128; ++k) CHECK(out(k) == static_cast<float>(3 * k));
 }
 
-TEST_CASE("kernel: an exception on one core reaches the caller; the device stays usable", "[kernel]") {
+TEST_CASE("kernel: an exception on one core reaches the caller, the device stays usable", "[kernel]") {
   (void)iota<pltpu::TensorCoreMesh<"core", 4>>();  // the device has at least 4 threads now
   int const threads = device_threads();
   REQUIRE(threads >= 4);

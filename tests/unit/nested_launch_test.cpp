@@ -167,7 +167,7 @@ TEST_CASE("launch: launches from several user threads all complete with their ow
   CHECK(pl::detail::device::instance().num_spare_sets() <= 4 + 4);
 }
 
-TEST_CASE("launch: a kernel body cannot launch a kernel; the error names the running launch", "[device][nesting]") {
+TEST_CASE("launch: a kernel body cannot launch a kernel, the error names the running launch", "[device][nesting]") {
   CHECK_THROWS_WITH(run_on<1>([] { run_on<1>([] {}); }),
                     Contains("pallas::kernel: a kernel cannot be launched from inside a kernel (this body runs on "
                              "core 0 of launch #") &&

@@ -417,7 +417,7 @@ TEST_CASE("pallas_call: ragged blocks get full-size refs, poisoned input padding
     }
 }
 
-TEST_CASE("pallas_call: an output block visited on consecutive steps keeps its buffer; the last write wins",
+TEST_CASE("pallas_call: an output block visited on consecutive steps keeps its buffer, the last write wins",
           "[pallas_call][grid]") {
   // Grid (2, 4); both outputs map (i, j) to block (i, 0). `last` is written at every step,
   // `once` only at j == 1: its buffer is neither reloaded nor written back until i changes.
@@ -437,7 +437,7 @@ TEST_CASE("pallas_call: an output block visited on consecutive steps keeps its b
   CHECK(count_bad(once, [&](index_t r, index_t c) { return once(r, c) == static_cast<float>(10 * (r / 8) + 1); }) == 0);
 }
 
-TEST_CASE("pallas_call: squeezed dims take element indices and vanish from the ref; Element dims take offsets",
+TEST_CASE("pallas_call: squeezed dims take element indices and vanish from the ref, Element dims take offsets",
           "[pallas_call][blockspec]") {
   auto const x = pl::Array<float, 4, 16, 128>::generate(
       [](auto b, auto i, auto j) { return static_cast<float>(b * 10000 + i * 128 + j); });
@@ -592,7 +592,7 @@ TEST_CASE("pallas_call: BlockSpec<>(in_memory<ANY>) hands the kernel the raw HBM
 // ---------------------------------------------------------------------------------------
 // Scalar prefetch and aliases
 
-TEST_CASE("pallas_call: scalar-prefetch arrays go to SMEM; index maps and the kernel read them",
+TEST_CASE("pallas_call: scalar-prefetch arrays go to SMEM, index maps and the kernel read them",
           "[pallas_call][prefetch]") {
   using I32 = std::int32_t;
   auto const order = pl::Array<I32, 5>{3, 0, 4, 4, 1};
@@ -741,7 +741,7 @@ TEST_CASE("pallas_call: revisiting an output block after another one is a run-ti
   CHECK_THROWS_WITH(shared(2), Catch::Contains("out_specs[0] block (0, 0) is written by core 0 and core 1"));
 }
 
-TEST_CASE("pallas_call: errors inside the kernel name the core and grid point; aliased shapes must agree",
+TEST_CASE("pallas_call: errors inside the kernel name the core and grid point, aliased shapes must agree",
           "[pallas_call][errors]") {
   auto const x = pl::Array<float, 3 * 8, 128>();
   auto bad_kernel = pl::pallas_call(

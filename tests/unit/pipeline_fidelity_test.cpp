@@ -40,7 +40,7 @@ std::string printed(auto const& plan) {
 
 }  // namespace
 
-TEST_CASE("emit_pipeline: ARBITRARY axes may come before PARALLEL ones; the PARALLEL one is split", "[pipeline][fidelity]") {
+TEST_CASE("emit_pipeline: ARBITRARY axes may come before PARALLEL ones, the PARALLEL one is split", "[pipeline][fidelity]") {
   auto const x = iota<float, 2 * 8, 4 * 128>();
   std::mutex m;
   std::map<int, std::set<index_t>> columns;  // core -> program_id(1) it ran

@@ -199,7 +199,7 @@ TEST_CASE("emit_pipeline: an unchanged input block is not fetched again, so body
   REQUIRE(x(0, 0) == 1.0f);  // HBM input untouched
 }
 
-TEST_CASE("emit_pipeline: output blocks are never loaded from HBM; unwritten elements are poisoned",
+TEST_CASE("emit_pipeline: output blocks are never loaded from HBM, unwritten elements are poisoned",
           "[pipeline]") {
   pl::Array<float, 8, 256> out;
   auto k = pl::kernel(pl::like(out), pl::mesh<mesh<1>>)([](auto o_hbm) {

@@ -72,7 +72,7 @@ TEST_CASE("inputs: emit_pipeline's input blocks are writable, and writing them l
     }
 }
 
-TEST_CASE("inputs: pallas_call's blocked inputs are writable VMEM blocks; raw inputs read-only unless aliased",
+TEST_CASE("inputs: pallas_call's blocked inputs are writable VMEM blocks, raw inputs read-only unless aliased",
           "[inputs][pallas_call]") {
   A const x = iota_rows();
   A const fresh = iota_rows();

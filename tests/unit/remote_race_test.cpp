@@ -150,7 +150,7 @@ TEST_CASE("remote races: with the capacity wait the ring's sum is right and no r
   SECTION("8 chips") { ring<8>(true); }
 }
 
-TEST_CASE("remote races: one wait_recv covers two copies on its semaphore; half a wait covers only the first",
+TEST_CASE("remote races: one wait_recv covers two copies on its semaphore, half a wait covers only the first",
           "[remote_copy][races]") {
   if constexpr (pl::checked_mode) {
     pallas_test::watchdog dog("one wait for two copies", std::chrono::seconds(120));

@@ -30,7 +30,7 @@ using pallas_test::error_of;
 
 }  // namespace
 
-TEST_CASE("run_scoped: returns f's result; buffers and semaphores work inside", "[run_scoped]") {
+TEST_CASE("run_scoped: returns f's result, buffers and semaphores work inside", "[run_scoped]") {
   pl::Array<float, 8, 128> x;
   for (int i = 0; i < 8 * 128; ++i) x.data()[i] = static_cast<float>(i % 17);
   float expected = 0;

@@ -72,7 +72,7 @@ moments moments_of(std::vector<double> const& v) {
 
 }  // namespace
 
-TEST_CASE("prng: the same seeds give the same numbers; other seeds, orders and draws differ", "[prng]") {
+TEST_CASE("prng: the same seeds give the same numbers, other seeds, orders and draws differ", "[prng]") {
   using S = pl::shape<8, 128>;
   auto draw = [](auto... seeds) {
     return on_one_core([=] {
@@ -112,7 +112,7 @@ TEST_CASE("prng: the same seeds give the same numbers; other seeds, orders and d
   CHECK(same(by_value, a[0]) == a[0].size());
 }
 
-TEST_CASE("prng: each core has its own generator; the stream depends on the seeds only", "[prng]") {
+TEST_CASE("prng: each core has its own generator, the stream depends on the seeds only", "[prng]") {
   // Core c seeds (7, c) and draws; core 1 draws once more first on its own state. Core 0's
   // second run, without core 1's extra draw, must give core 0 the same numbers.
   using S = pl::shape<8, 128>;
@@ -164,7 +164,7 @@ TEST_CASE("prng: a pallas_call seeded with its program id gives the same numbers
   CHECK(equal_rows == 0);
 }
 
-TEST_CASE("prng: stateful_uniform is uniform on [min, max)", "[prng][statistics]") {
+TEST_CASE("prng: stateful_uniform is uniform on min <= x < max", "[prng][statistics]") {
   auto const u = on_one_core([] {
     pltpu::prng_seed(11);
     return pltpu::stateful_uniform<big>();
@@ -230,7 +230,7 @@ TEST_CASE("prng: stateful_normal is standard normal", "[prng][statistics]") {
   for (auto x : odd) CHECK(std::isfinite(x));
 }
 
-TEST_CASE("prng: stateful_bernoulli is true with probability p; stateful_bits' bits are fair",
+TEST_CASE("prng: stateful_bernoulli is true with probability p, stateful_bits' bits are fair",
           "[prng][statistics]") {
   for (float const p : {0.0f, 0.1f, 0.5f, 0.9f, 1.0f}) {
     auto const b = on_one_core([p] {
@@ -256,7 +256,7 @@ TEST_CASE("prng: stateful_bernoulli is true with probability p; stateful_bits' b
   }
 }
 
-TEST_CASE("prng: the PRNG is a kernel's; outside one it throws", "[prng]") {
+TEST_CASE("prng: the PRNG is a kernel's, outside one it throws", "[prng]") {
   CHECK_THROWS_WITH(pltpu::prng_seed(1), Catch::Contains("prng_seed: called outside a kernel"));
   CHECK_THROWS_AS((pltpu::prng_random_bits<pl::shape<8, 128>>()), pl::error);
 }

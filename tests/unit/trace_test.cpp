@@ -369,7 +369,7 @@ TEST_CASE("trace: semaphore waits and barriers are recorded on the waiting core"
   }
 }
 
-TEST_CASE("trace: each span's CPU time is at most its wall time; a sleeping step shows as off the CPU", "[trace]") {
+TEST_CASE("trace: each span's CPU time is at most its wall time, a sleeping step shows as off the CPU", "[trace]") {
   auto const x = pl::Array<float, 16, 128>::full(1.0f);
   auto call = pl::pallas_call(
       [](auto x_ref, auto o_ref) {
