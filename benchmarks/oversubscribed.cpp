@@ -72,10 +72,11 @@ competing_load const load;  // before main, so before the device exists
 constexpr pl::index_t rows = 2048, cols = 2048;  // 16 MiB of f32 per array
 using array = pl::Array<float, rows, cols>;
 
+/// The quickstart's pipelined add of two `array`s on `Cores` TensorCores.
 template <int Cores>
-void BM_add_pipelined_loaded(benchmark::State& state) {
-  array const x = array::full(2.0f), y = array::full(3.0f);
-  auto add = pl::kernel(pl::like(x), pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>)([](auto x_hbm, auto y_hbm, auto o_hbm) {
+auto make_add() {
+  return pl::kernel(pl::out_type<pl::ShapeDtypeStruct<float, rows, cols>>,
+                    pl::mesh<pltpu::TensorCoreMesh<"core", Cores>>)([](auto x_hbm, auto y_hbm, auto o_hbm) {
     constexpr auto ij = [](auto i, auto j) { return pl::idx(i, j); };
     pltpu::emit_pipeline(
         [](auto xv, auto yv, auto ov) { ov[pl::ellipsis] = xv[pl::ellipsis] + yv[pl::ellipsis]; },
@@ -83,6 +84,12 @@ void BM_add_pipelined_loaded(benchmark::State& state) {
         pl::out_specs(pl::BlockSpec<128, 128>(ij)), pltpu::core_axis_name<"core">,
         pltpu::dimension_semantics<pltpu::PARALLEL, pltpu::ARBITRARY>)(x_hbm, y_hbm, o_hbm);
   });
+}
+
+template <int Cores>
+void BM_add_pipelined_loaded(benchmark::State& state) {
+  array const x = array::full(2.0f), y = array::full(3.0f);
+  auto add = make_add<Cores>();
   for (auto _ : state) {
     auto o = add(x, y);
     benchmark::DoNotOptimize(o.data());
@@ -93,14 +100,7 @@ void BM_add_pipelined_loaded(benchmark::State& state) {
 // Launch times of the 1-core kernel on the DMA thread, recorded for the worst-vs-median goal.
 void BM_add_1core_dmathread_launches_loaded(benchmark::State& state) {
   array const x = array::full(2.0f), y = array::full(3.0f);
-  auto add = pl::kernel(pl::like(x), pl::mesh<pltpu::TensorCoreMesh<"core", 1>>)([](auto x_hbm, auto y_hbm, auto o_hbm) {
-    constexpr auto ij = [](auto i, auto j) { return pl::idx(i, j); };
-    pltpu::emit_pipeline(
-        [](auto xv, auto yv, auto ov) { ov[pl::ellipsis] = xv[pl::ellipsis] + yv[pl::ellipsis]; },
-        pl::grid<rows / 128, cols / 128>, pl::in_specs(pl::BlockSpec<128, 128>(ij), pl::BlockSpec<128, 128>(ij)),
-        pl::out_specs(pl::BlockSpec<128, 128>(ij)), pltpu::core_axis_name<"core">,
-        pltpu::dimension_semantics<pltpu::PARALLEL, pltpu::ARBITRARY>)(x_hbm, y_hbm, o_hbm);
-  });
+  auto add = make_add<1>();
   pltpu::scoped_dma_executor const on_thread(pltpu::dma_executor::dma_thread);
   benchmark::DoNotOptimize(add(x, y).data());  // the first launch warms up (30 ms here)
   std::vector<double> seconds;
