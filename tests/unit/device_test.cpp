@@ -2,8 +2,14 @@
 // and reach the caller, unwinding of blocked cores, and a device that stays usable.
 #include <pallas/pallas.hpp>
 
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
@@ -23,6 +29,60 @@ using Catch::Matchers::Contains;
 namespace {
 
 using pallas_test::run_on;
+
+// Keeps one thread inside a SIGUSR1 handler from construction to destruction, or for 10 s
+// at most (so that a launch that waits for it fails instead of hanging): it can run nothing
+// else, as if the scheduler had not woken it yet. Lock-free atomics only (signal-safe).
+std::atomic<bool> thread_held{false};
+std::atomic<bool> thread_released{false};
+
+extern "C" void hold_this_thread(int) {
+  thread_held.store(true);
+  auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!thread_released.load() && std::chrono::steady_clock::now() < deadline) sched_yield();
+}
+
+// Waits until thread `tid` of this process sleeps in the kernel (state S in its stat).
+void wait_until_asleep(pid_t tid) {
+  auto const path = "/proc/self/task/" + std::to_string(tid) + "/stat";
+  for (int k = 0; k < 10000; ++k) {  // 10 s
+    std::ifstream stat(path);
+    std::string line;
+    std::getline(stat, line);
+    auto const end_of_name = line.rfind(')');  // the state follows the name, which may hold spaces
+    if (end_of_name != std::string::npos && line.compare(end_of_name, 4, ") S ") == 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  FAIL("thread " << tid << " never slept");
+}
+
+class held_thread {
+ public:
+  explicit held_thread(pthread_t thread) {
+    struct sigaction action {};
+    action.sa_handler = hold_this_thread;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGUSR1, &action, &previous_);
+    thread_held = false;
+    thread_released = false;
+    auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    bool const sent = pthread_kill(thread, SIGUSR1) == 0;
+    while (sent && !thread_held.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    if (!thread_held.load()) {
+      sigaction(SIGUSR1, &previous_, nullptr);
+      FAIL("the thread did not enter the SIGUSR1 handler");
+    }
+  }
+  ~held_thread() {
+    thread_released = true;
+    sigaction(SIGUSR1, &previous_, nullptr);  // the signal was delivered: its handler is running
+  }
+  held_thread(held_thread const&) = delete;
+  held_thread& operator=(held_thread const&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
 
 }  // namespace
 
@@ -60,35 +120,48 @@ TEST_CASE("device: a launch runs the body once on every core, on persistent thre
 
 TEST_CASE("device: after an idle gap the launching thread runs a core whose parked thread has not started it",
           "[device]") {
-  // A parked thread takes 10-60 us to wake; an empty core 0 takes well under 1 us, so the
-  // launcher finds core 1 not started and runs it itself (at least once in 20 tries). The
-  // cores must run freely: the random DMA order interleaves them one at a time on their own
-  // threads (and gives up on the spin below after a second).
+  // Whether a woken thread starts before the launcher finishes core 0 is up to the scheduler
+  // (10-60 us quiet; at once under load, where late workers ask for short slices). So the
+  // test holds core 1's thread in a signal handler while it is parked: the launcher must
+  // then run core 1 itself, and the held thread, once released, must not run it again.
+  // The cores must run freely: the random DMA order interleaves them on their own threads.
   pltpu::scoped_dma_schedule free_cores({pltpu::dma_execution_mode::on_wait});
-  int on_launcher = 0;
-  for (int k = 0; k < 20 && on_launcher == 0; ++k) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // longer than any idle spin: the worker parks
-    std::thread::id core1;
+  // A kernel whose cores need each other runs each on its own thread (core 0 cannot finish
+  // before core 1 starts, so the launcher cannot take core 1): that finds core 1's thread.
+  std::atomic<int> core1_runs{0};
+  pid_t worker_tid = 0;
+  auto const meet = [&](pthread_t& core1) {
+    std::atomic<int> arrived{0};
     run_on<2>([&] {
-      if (pl::axis_index<"core">() == 1) core1 = std::this_thread::get_id();
+      if (pl::axis_index<"core">() == 1) {
+        core1 = pthread_self();
+        worker_tid = gettid();
+        core1_runs.fetch_add(1);
+      }
+      arrived.fetch_add(1);
+      while (arrived.load() < 2) std::this_thread::yield();
     });
-    on_launcher += core1 == std::this_thread::get_id() ? 1 : 0;
+  };
+  pthread_t worker{};
+  meet(worker);
+  REQUIRE(pthread_equal(worker, pthread_self()) == 0);
+  wait_until_asleep(worker_tid);  // parked on its futex, after at most 200 us of spinning
+  pthread_t ran_core1{};
+  {
+    held_thread hold(worker);
+    run_on<2>([&] {
+      if (pl::axis_index<"core">() == 1) {
+        ran_core1 = pthread_self();
+        core1_runs.fetch_add(1);
+      }
+    });
   }
-  CHECK(on_launcher > 0);
-  // And a kernel whose cores need each other still runs each on its own thread.
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  std::set<std::thread::id> threads;
-  std::mutex m;
-  std::atomic<int> arrived{0};
-  run_on<2>([&] {
-    {
-      std::lock_guard lock(m);
-      threads.insert(std::this_thread::get_id());
-    }
-    arrived.fetch_add(1);
-    while (arrived.load() < 2) std::this_thread::yield();  // core 0 cannot finish before core 1 starts
-  });
-  CHECK(threads.size() == 2);
+  CHECK(pthread_equal(ran_core1, pthread_self()) != 0);  // the launcher ran core 1
+  // The released thread finds that launch's core claimed, skips it, and serves the next.
+  pthread_t again{};
+  meet(again);
+  CHECK(pthread_equal(again, worker) != 0);
+  CHECK(core1_runs.load() == 3);  // core 1 ran once per launch
 }
 
 TEST_CASE("device: the first error of a core reaches the caller, names the core, and the device stays usable",
