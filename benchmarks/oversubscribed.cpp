@@ -12,7 +12,9 @@
 //                                   thread claimed before it was preempted used to wait for
 //                                   the thread's next time slice (1.3-3.1 s; 209x the median
 //                                   in one of three runs here); now it lends the thread its
-//                                   priority (dma_thread.hpp)
+//                                   priority (dma_thread.hpp), and so does a core that
+//                                   finds the copy queue's mutex taken (lending_mutex.hpp:
+//                                   200-280x in one run of three without)
 // and, as information, an empty 2-core launch under the load (a launch that stalled in a
 // spin loop would take milliseconds).
 

@@ -7250,6 +7250,42 @@ struct dma_task {
 }  // namespace pallas::detail
 
 // ---- end pallas/detail/runtime/dma_task.hpp ----
+// ---- begin pallas/detail/runtime/lending_mutex.hpp ----
+// The mutex a core shares with the DMA thread (a DMA engine's published copies). The DMA
+// thread idles at SCHED_IDLE, and on a loaded machine one preempted while holding the mutex
+// got its next time slice 1.3-1.4 s later: a core that then blocked on the mutex waited as
+// long (1 launch in ~1000 of benchmarks/oversubscribed.cpp's). A core that finds the mutex
+// taken therefore lends the thread normal priority before it blocks, as it does before it
+// sleeps on chunks the thread claimed (dma_thread.hpp). The two sides lock through
+// different members, so a core cannot take the mutex without that rule.
+
+#include <mutex>
+
+namespace pallas::detail {
+
+class lending_mutex {
+ public:
+  /// A core's lock. If the mutex is taken, `thread` (the DMA thread that may hold it, or
+  /// null) is lent normal priority first. Thread: anything with lend_priority().
+  template <class Thread>
+  [[nodiscard]] std::unique_lock<std::mutex> lock_from_core(Thread* thread) {
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      if (thread) thread->lend_priority();
+      lock.lock();
+    }
+    return lock;
+  }
+
+  /// The DMA thread's lock (it has nobody to lend to).
+  [[nodiscard]] std::unique_lock<std::mutex> lock_from_thread() { return std::unique_lock(mutex_); }
+
+ private:
+  std::mutex mutex_;
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/lending_mutex.hpp ----
 
 namespace pallas::detail {
 
@@ -7322,13 +7358,14 @@ class dma_engine {
   std::vector<dma_task> queue_;
 
   // Thread executor: published copies, in start order; the pool keeps their addresses.
-  std::mutex shared_mutex_;
+  lending_mutex shared_mutex_;
   std::deque<shared_copy> pool_;
   std::vector<shared_copy*> shared_;
   std::atomic<int> claimable_{0};  ///< published copies with unclaimed chunks
 
   dma_order_policy order_{};
   dma_thread* thread_ = nullptr;     ///< the device's DMA thread, when this launch uses it
+  dma_thread* attached_thread_ = nullptr;  ///< the DMA thread that serves this engine (in any launch)
   std::int64_t thread_min_bytes_ = 0;  ///< smaller copies stay inline
   std::uint64_t copy_count_ = 0;     ///< copies started in this launch (ids when unchecked)
   std::uint64_t random_state_ = 0;   ///< the core's seeded choices (random order)
@@ -8412,7 +8449,8 @@ PALLAS_DECL bool regions_overlap_unequal(region const& a, region const& b) noexc
 // which help with their own copies anyway), and a core that must wait for chunks the thread
 // claimed lends it normal priority until it runs out of work (priority inheritance: on a
 // loaded machine a preempted SCHED_IDLE thread got its next time slice 1.3-3.1 s later,
-// and the waiting core with it). Where the process may not raise a thread out of SCHED_IDLE
+// and the waiting core with it; a core that finds the engine's mutex taken lends it too,
+// lending_mutex.hpp). Where the process may not raise a thread out of SCHED_IDLE
 // (no CAP_SYS_NICE, RLIMIT_NICE below 20) the thread keeps normal priority instead.
 
 #include <algorithm>
@@ -8420,7 +8458,6 @@ PALLAS_DECL bool regions_overlap_unequal(region const& a, region const& b) noexc
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <stop_token>
 #include <thread>
 
@@ -8495,10 +8532,13 @@ class dma_thread {
     if (parked_.load(std::memory_order_seq_cst)) epoch_.notify_one();
   }
 
-  /// A core is about to sleep until the thread moves chunks it claimed: the thread runs at
-  /// normal priority until it runs out of work (a no-op unless it idles at SCHED_IDLE).
+  /// A core is about to block on the thread (chunks it claimed, the engine's mutex it may
+  /// hold): the thread runs at normal priority until it runs out of work (a no-op unless it
+  /// idles at SCHED_IDLE). Always asks the kernel, never trusts the flag: the thread sets
+  /// SCHED_IDLE on itself when out of work, and a flag read during that step would say
+  /// "lent" of a thread that is, or is about to be, idle again.
   void lend_priority() noexcept {
-    if (idles_ && !lent_.load(std::memory_order_relaxed)) set_lent(true);
+    if (idles_) set_lent(true);
   }
 
   /// The thread's scheduling policy now (SCHED_IDLE or SCHED_OTHER on Linux; 0 elsewhere).
@@ -8518,8 +8558,7 @@ class dma_thread {
   std::atomic<std::uint32_t> epoch_{0};
   std::atomic<bool> parked_{false};
   bool idles_ = false;              ///< runs at SCHED_IDLE when nobody lends it priority
-  std::atomic<bool> lent_{false};   ///< a core lent it normal priority
-  std::mutex priority_mutex_;       ///< orders the policy changes with lent_
+  std::atomic<bool> lent_{false};   ///< a core lent it normal priority (only the thread clears it)
   std::jthread thread_;  // last: it starts after the members it reads exist
 };
 
@@ -19171,8 +19210,9 @@ PALLAS_DECL void dma_engine::reset(dma_order_policy order, std::uint64_t core_se
                                    std::int64_t thread_min_bytes) {
   quiesce();
   queue_.clear();
+  if (thread) attached_thread_ = thread;
   {
-    std::lock_guard lock(shared_mutex_);
+    auto const lock = shared_mutex_.lock_from_core(attached_thread_);
     shared_.clear();
     for (auto& c : pool_) c.in_use = false;
   }
@@ -19365,7 +19405,7 @@ PALLAS_DECL void dma_engine::finish(core_state& core) {
   for (auto const& task : queue_) task.run();
   queue_.clear();
   {
-    std::lock_guard lock(shared_mutex_);
+    auto const lock = shared_mutex_.lock_from_core(attached_thread_);
     prune_locked();
     unwaited += shared_.size();
   }
@@ -19459,19 +19499,24 @@ PALLAS_DECL dma_thread::dma_thread(dma_thread_priority priority) {
 #endif
 }
 
+// No lock orders the two sides (a thread preempted at SCHED_IDLE holding it would stall
+// every core that lends): a lender always sets SCHED_OTHER after raising the flag, and the
+// thread lowers itself only after clearing it, when it holds no chunk and no engine's
+// mutex. If the thread's SCHED_IDLE lands after a lender's SCHED_OTHER, that lender
+// waited for nothing the thread held, and the next lender raises it again.
 PALLAS_DECL void dma_thread::set_lent(bool lent) noexcept {
-  std::lock_guard lock(priority_mutex_);
-  if (lent_.load(std::memory_order_relaxed) == lent) return;
+  if (lent)
+    lent_.store(true, std::memory_order_seq_cst);
+  else if (!lent_.exchange(false, std::memory_order_seq_cst))
+    return;  // nobody lent it anything: already at SCHED_IDLE
 #if defined(__linux__)
   sched_param const param{};
-  if (pthread_setschedparam(thread_.native_handle(), lent ? SCHED_OTHER : SCHED_IDLE, &param) != 0) return;
+  pthread_setschedparam(thread_.native_handle(), lent ? SCHED_OTHER : SCHED_IDLE, &param);
 #endif
-  lent_.store(lent, std::memory_order_relaxed);
 }
 
 PALLAS_DECL int dma_thread::scheduling_policy() noexcept {
 #if defined(__linux__)
-  std::lock_guard lock(priority_mutex_);
   int policy = 0;
   sched_param param{};
   pthread_getschedparam(thread_.native_handle(), &policy, &param);
@@ -21929,7 +21974,7 @@ PALLAS_DECL void dma_engine::prune_locked() {
 
 PALLAS_DECL void dma_engine::publish(dma_task const& task, std::uint64_t launch) {
   {
-    std::lock_guard lock(shared_mutex_);
+    auto const lock = shared_mutex_.lock_from_core(attached_thread_);
     prune_locked();
     shared_copy* slot = nullptr;
     for (auto& c : pool_)
@@ -21976,7 +22021,7 @@ PALLAS_DECL void dma_engine::claim_chunks(shared_copy& c, bool by_thread) {
 PALLAS_DECL bool dma_engine::serve(int core_index) {
   shared_copy* c = nullptr;
   {
-    std::lock_guard lock(shared_mutex_);
+    auto const lock = shared_mutex_.lock_from_thread();
     for (shared_copy* s : shared_)
       if (s->next.load(std::memory_order_acquire) < s->chunks) {
         c = s;
@@ -21991,6 +22036,8 @@ PALLAS_DECL bool dma_engine::serve(int core_index) {
   std::int64_t const before = c->moved_by_thread;
   claim_chunks(*c, true);
   if (tracing && c->moved_by_thread > before) {
+    // The recorder's mutex is the cores' too: never hold it at SCHED_IDLE (lending_mutex.hpp).
+    attached_thread_->lend_priority();
     trace::event e;
     e.name = "DMA thread: " + std::to_string(c->moved_by_thread - before) + " of " + std::to_string(c->chunks) +
              " chunks, " + std::to_string(c->task.bytes) + " bytes";
@@ -22015,7 +22062,7 @@ PALLAS_DECL bool dma_engine::help(std::atomic<std::int32_t> const* cell) {
   if (!claimable()) return false;
   shared_copy* c = nullptr;
   {
-    std::lock_guard lock(shared_mutex_);
+    auto const lock = shared_mutex_.lock_from_core(attached_thread_);
     for (shared_copy* s : shared_)
       if (s->task.semaphore == cell && s->next.load(std::memory_order_acquire) < s->chunks) {
         c = s;
@@ -22032,7 +22079,7 @@ PALLAS_DECL bool dma_engine::help(std::atomic<std::int32_t> const* cell) {
 /// A published copy that signals `cell` and whose chunks are all claimed but not all moved.
 PALLAS_DECL shared_copy* dma_engine::in_flight_for(std::atomic<std::int32_t> const* cell) {
   if (!thread_) return nullptr;
-  std::lock_guard lock(shared_mutex_);
+  auto const lock = shared_mutex_.lock_from_core(attached_thread_);
   for (shared_copy* s : shared_)
     if (s->task.semaphore == cell && s->done.load(std::memory_order_acquire) < s->chunks) return s;
   return nullptr;
@@ -22043,7 +22090,7 @@ PALLAS_DECL void dma_engine::quiesce() {
   for (;;) {
     shared_copy* c = nullptr;
     {
-      std::lock_guard lock(shared_mutex_);
+      auto const lock = shared_mutex_.lock_from_core(attached_thread_);
       for (shared_copy* s : shared_)
         if (s->next.load(std::memory_order_acquire) < s->chunks) {
           c = s;
@@ -22056,7 +22103,7 @@ PALLAS_DECL void dma_engine::quiesce() {
     c->users.fetch_sub(1, std::memory_order_acq_rel);
   }
   // Never spin for long on the DMA thread: it runs only on CPUs nobody else wants.
-  std::lock_guard lock(shared_mutex_);
+  auto const lock = shared_mutex_.lock_from_core(attached_thread_);
   for (shared_copy* s : shared_)
     for (int k = 0; s->done.load(std::memory_order_acquire) < s->chunks || s->users.load(std::memory_order_acquire) != 0;
          ++k) {

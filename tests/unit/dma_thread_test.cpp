@@ -6,7 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -45,6 +47,27 @@ bool eventually(Pred pred) {
   return true;
 }
 
+// The one thread of this process at SCHED_IDLE (/proc/self/task/<tid>/stat, field 41), or
+// -1 when there is not exactly one.
+pid_t only_idle_task() {
+  pid_t found = -1;
+  int count = 0;
+  for (auto const& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream stat(task.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    std::istringstream fields(line.substr(line.rfind(')') + 2));  // after the command name
+    std::string field;
+    for (int k = 3; k <= 41 && fields >> field; ++k) {
+    }
+    if (field == std::to_string(SCHED_IDLE)) {
+      found = static_cast<pid_t>(std::stol(task.path().filename().string()));
+      ++count;
+    }
+  }
+  return count == 1 ? found : -1;
+}
+
 }  // namespace
 
 TEST_CASE("dma_thread: SCHED_IDLE only where the process may raise the thread again", "[dma_thread]") {
@@ -71,6 +94,28 @@ TEST_CASE("dma_thread: a waiting core lends its priority until the thread runs o
   REQUIRE(eventually([&] { return thread.parked(); }));
   thread.lend_priority();  // and can be lent it again
   CHECK(thread.scheduling_policy() == SCHED_OTHER);
+}
+
+// The thread's own step back to SCHED_IDLE can land after a core's SCHED_OTHER (no lock
+// orders them: a thread preempted holding one would stall the cores). The next lend must
+// raise it anyway, whatever the thread's flag says.
+TEST_CASE("dma_thread: a lend raises the thread even when it says it was lent already", "[dma_thread]") {
+  if (!pallas::detail::may_leave_sched_idle()) {
+    WARN("this process may not raise a thread out of SCHED_IDLE: only the normal-priority thread is tested");
+    return;
+  }
+  dma_thread thread(dma_thread_priority::idle_until_lent);
+  REQUIRE(eventually([&] { return thread.parked(); }));
+  pid_t const tid = only_idle_task();
+  REQUIRE(tid > 0);
+  // The kernel's policy of the thread (pthread_getschedparam would give glibc's copy).
+  thread.lend_priority();
+  REQUIRE(sched_getscheduler(tid) == SCHED_OTHER);
+  sched_param const param{};
+  REQUIRE(sched_setscheduler(tid, SCHED_IDLE, &param) == 0);  // the thread's late step down
+  REQUIRE(sched_getscheduler(tid) == SCHED_IDLE);
+  thread.lend_priority();
+  CHECK(sched_getscheduler(tid) == SCHED_OTHER);
 }
 
 TEST_CASE("dma_thread: at normal priority there is nothing to lend", "[dma_thread]") {

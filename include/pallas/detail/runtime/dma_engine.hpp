@@ -26,6 +26,7 @@
 
 #include <pallas/detail/runtime/dma_order.hpp>
 #include <pallas/detail/runtime/dma_task.hpp>
+#include <pallas/detail/runtime/lending_mutex.hpp>
 
 namespace pallas::detail {
 
@@ -98,13 +99,14 @@ class dma_engine {
   std::vector<dma_task> queue_;
 
   // Thread executor: published copies, in start order; the pool keeps their addresses.
-  std::mutex shared_mutex_;
+  lending_mutex shared_mutex_;
   std::deque<shared_copy> pool_;
   std::vector<shared_copy*> shared_;
   std::atomic<int> claimable_{0};  ///< published copies with unclaimed chunks
 
   dma_order_policy order_{};
   dma_thread* thread_ = nullptr;     ///< the device's DMA thread, when this launch uses it
+  dma_thread* attached_thread_ = nullptr;  ///< the DMA thread that serves this engine (in any launch)
   std::int64_t thread_min_bytes_ = 0;  ///< smaller copies stay inline
   std::uint64_t copy_count_ = 0;     ///< copies started in this launch (ids when unchecked)
   std::uint64_t random_state_ = 0;   ///< the core's seeded choices (random order)

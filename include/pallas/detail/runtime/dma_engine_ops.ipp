@@ -29,8 +29,9 @@ PALLAS_DECL void dma_engine::reset(dma_order_policy order, std::uint64_t core_se
                                    std::int64_t thread_min_bytes) {
   quiesce();
   queue_.clear();
+  if (thread) attached_thread_ = thread;
   {
-    std::lock_guard lock(shared_mutex_);
+    auto const lock = shared_mutex_.lock_from_core(attached_thread_);
     shared_.clear();
     for (auto& c : pool_) c.in_use = false;
   }
@@ -223,7 +224,7 @@ PALLAS_DECL void dma_engine::finish(core_state& core) {
   for (auto const& task : queue_) task.run();
   queue_.clear();
   {
-    std::lock_guard lock(shared_mutex_);
+    auto const lock = shared_mutex_.lock_from_core(attached_thread_);
     prune_locked();
     unwaited += shared_.size();
   }

@@ -31,7 +31,7 @@ PALLAS_DECL void dma_engine::prune_locked() {
 
 PALLAS_DECL void dma_engine::publish(dma_task const& task, std::uint64_t launch) {
   {
-    std::lock_guard lock(shared_mutex_);
+    auto const lock = shared_mutex_.lock_from_core(attached_thread_);
     prune_locked();
     shared_copy* slot = nullptr;
     for (auto& c : pool_)
@@ -78,7 +78,7 @@ PALLAS_DECL void dma_engine::claim_chunks(shared_copy& c, bool by_thread) {
 PALLAS_DECL bool dma_engine::serve(int core_index) {
   shared_copy* c = nullptr;
   {
-    std::lock_guard lock(shared_mutex_);
+    auto const lock = shared_mutex_.lock_from_thread();
     for (shared_copy* s : shared_)
       if (s->next.load(std::memory_order_acquire) < s->chunks) {
         c = s;
@@ -93,6 +93,8 @@ PALLAS_DECL bool dma_engine::serve(int core_index) {
   std::int64_t const before = c->moved_by_thread;
   claim_chunks(*c, true);
   if (tracing && c->moved_by_thread > before) {
+    // The recorder's mutex is the cores' too: never hold it at SCHED_IDLE (lending_mutex.hpp).
+    attached_thread_->lend_priority();
     trace::event e;
     e.name = "DMA thread: " + std::to_string(c->moved_by_thread - before) + " of " + std::to_string(c->chunks) +
              " chunks, " + std::to_string(c->task.bytes) + " bytes";
@@ -117,7 +119,7 @@ PALLAS_DECL bool dma_engine::help(std::atomic<std::int32_t> const* cell) {
   if (!claimable()) return false;
   shared_copy* c = nullptr;
   {
-    std::lock_guard lock(shared_mutex_);
+    auto const lock = shared_mutex_.lock_from_core(attached_thread_);
     for (shared_copy* s : shared_)
       if (s->task.semaphore == cell && s->next.load(std::memory_order_acquire) < s->chunks) {
         c = s;
@@ -134,7 +136,7 @@ PALLAS_DECL bool dma_engine::help(std::atomic<std::int32_t> const* cell) {
 /// A published copy that signals `cell` and whose chunks are all claimed but not all moved.
 PALLAS_DECL shared_copy* dma_engine::in_flight_for(std::atomic<std::int32_t> const* cell) {
   if (!thread_) return nullptr;
-  std::lock_guard lock(shared_mutex_);
+  auto const lock = shared_mutex_.lock_from_core(attached_thread_);
   for (shared_copy* s : shared_)
     if (s->task.semaphore == cell && s->done.load(std::memory_order_acquire) < s->chunks) return s;
   return nullptr;
@@ -145,7 +147,7 @@ PALLAS_DECL void dma_engine::quiesce() {
   for (;;) {
     shared_copy* c = nullptr;
     {
-      std::lock_guard lock(shared_mutex_);
+      auto const lock = shared_mutex_.lock_from_core(attached_thread_);
       for (shared_copy* s : shared_)
         if (s->next.load(std::memory_order_acquire) < s->chunks) {
           c = s;
@@ -158,7 +160,7 @@ PALLAS_DECL void dma_engine::quiesce() {
     c->users.fetch_sub(1, std::memory_order_acq_rel);
   }
   // Never spin for long on the DMA thread: it runs only on CPUs nobody else wants.
-  std::lock_guard lock(shared_mutex_);
+  auto const lock = shared_mutex_.lock_from_core(attached_thread_);
   for (shared_copy* s : shared_)
     for (int k = 0; s->done.load(std::memory_order_acquire) < s->chunks || s->users.load(std::memory_order_acquire) != 0;
          ++k) {

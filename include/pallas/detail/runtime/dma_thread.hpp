@@ -7,7 +7,8 @@
 // which help with their own copies anyway), and a core that must wait for chunks the thread
 // claimed lends it normal priority until it runs out of work (priority inheritance: on a
 // loaded machine a preempted SCHED_IDLE thread got its next time slice 1.3-3.1 s later,
-// and the waiting core with it). Where the process may not raise a thread out of SCHED_IDLE
+// and the waiting core with it; a core that finds the engine's mutex taken lends it too,
+// lending_mutex.hpp). Where the process may not raise a thread out of SCHED_IDLE
 // (no CAP_SYS_NICE, RLIMIT_NICE below 20) the thread keeps normal priority instead.
 
 #include <algorithm>
@@ -15,7 +16,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <stop_token>
 #include <thread>
 
@@ -92,10 +92,13 @@ class dma_thread {
     if (parked_.load(std::memory_order_seq_cst)) epoch_.notify_one();
   }
 
-  /// A core is about to sleep until the thread moves chunks it claimed: the thread runs at
-  /// normal priority until it runs out of work (a no-op unless it idles at SCHED_IDLE).
+  /// A core is about to block on the thread (chunks it claimed, the engine's mutex it may
+  /// hold): the thread runs at normal priority until it runs out of work (a no-op unless it
+  /// idles at SCHED_IDLE). Always asks the kernel, never trusts the flag: the thread sets
+  /// SCHED_IDLE on itself when out of work, and a flag read during that step would say
+  /// "lent" of a thread that is, or is about to be, idle again.
   void lend_priority() noexcept {
-    if (idles_ && !lent_.load(std::memory_order_relaxed)) set_lent(true);
+    if (idles_) set_lent(true);
   }
 
   /// The thread's scheduling policy now (SCHED_IDLE or SCHED_OTHER on Linux; 0 elsewhere).
@@ -115,8 +118,7 @@ class dma_thread {
   std::atomic<std::uint32_t> epoch_{0};
   std::atomic<bool> parked_{false};
   bool idles_ = false;              ///< runs at SCHED_IDLE when nobody lends it priority
-  std::atomic<bool> lent_{false};   ///< a core lent it normal priority
-  std::mutex priority_mutex_;       ///< orders the policy changes with lent_
+  std::atomic<bool> lent_{false};   ///< a core lent it normal priority (only the thread clears it)
   std::jthread thread_;  // last: it starts after the members it reads exist
 };
 

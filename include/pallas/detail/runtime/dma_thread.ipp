@@ -61,19 +61,24 @@ PALLAS_DECL dma_thread::dma_thread(dma_thread_priority priority) {
 #endif
 }
 
+// No lock orders the two sides (a thread preempted at SCHED_IDLE holding it would stall
+// every core that lends): a lender always sets SCHED_OTHER after raising the flag, and the
+// thread lowers itself only after clearing it, when it holds no chunk and no engine's
+// mutex. If the thread's SCHED_IDLE lands after a lender's SCHED_OTHER, that lender
+// waited for nothing the thread held, and the next lender raises it again.
 PALLAS_DECL void dma_thread::set_lent(bool lent) noexcept {
-  std::lock_guard lock(priority_mutex_);
-  if (lent_.load(std::memory_order_relaxed) == lent) return;
+  if (lent)
+    lent_.store(true, std::memory_order_seq_cst);
+  else if (!lent_.exchange(false, std::memory_order_seq_cst))
+    return;  // nobody lent it anything: already at SCHED_IDLE
 #if defined(__linux__)
   sched_param const param{};
-  if (pthread_setschedparam(thread_.native_handle(), lent ? SCHED_OTHER : SCHED_IDLE, &param) != 0) return;
+  pthread_setschedparam(thread_.native_handle(), lent ? SCHED_OTHER : SCHED_IDLE, &param);
 #endif
-  lent_.store(lent, std::memory_order_relaxed);
 }
 
 PALLAS_DECL int dma_thread::scheduling_policy() noexcept {
 #if defined(__linux__)
-  std::lock_guard lock(priority_mutex_);
   int policy = 0;
   sched_param param{};
   pthread_getschedparam(thread_.native_handle(), &policy, &param);
