@@ -7256,20 +7256,103 @@ struct dma_task {
 // got its next time slice 1.3-1.4 s later: a core that then blocked on the mutex waited as
 // long (1 launch in ~1000 of benchmarks/oversubscribed.cpp's). A core that finds the mutex
 // taken therefore lends the thread normal priority before it blocks, as it does before it
-// sleeps on chunks the thread claimed (dma_thread.hpp). The two sides lock through
+// sleeps on chunks the thread claimed (dma_thread.hpp). The thread holds it only to scan a
+// few published copies, so a core first retries for a moment: lending at once raised the
+// thread ~190 times a launch on a quiet machine (a system call each, and the thread then
+// runs at normal priority until it runs out of work). The two sides lock through
 // different members, so a core cannot take the mutex without that rule.
 
 #include <mutex>
+
+// ---- begin pallas/detail/runtime/spin_wait.hpp ----
+// Waiting for an atomic to change: spin briefly (a handoff costs ~0.15 us), then park on
+// the futex (a wake costs 10-60 us). Spinning is skipped when there are more runnable
+// threads than CPUs, since the thread being waited for may then have no CPU.
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+
+#if defined(__x86_64__) || defined(__i386__)
+#  include <emmintrin.h>  // _mm_pause
+#endif
+
+namespace pallas::detail {
+
+inline void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+/// How long a waiter spins before parking.
+inline constexpr std::chrono::microseconds spin_budget{50};
+
+/// How long an idle core thread spins for the next launch before parking. Longer than
+/// spin_budget: a launcher that waited for its workers on the futex wakes 30-60 us after
+/// they finished, so workers that parked after 50 us made every back-to-back 2-core launch
+/// wake them again (66 us a launch against 7.7 us with this budget, measured here).
+inline constexpr std::chrono::microseconds idle_core_spin_budget{200};
+
+/// The processes of this program that share the machine's CPUs: the ranks of an MPI job on
+/// this node (Open MPI's and MPICH's launchers say how many), else 1.
+PALLAS_DECL unsigned processes_on_this_machine() noexcept;
+
+/// Whether `threads` busy threads in every such process fit on this machine's CPUs.
+PALLAS_DECL bool spinning_pays(int threads) noexcept;
+
+/// Whether a CPU is left over beyond `threads` busy threads in every such process (room
+/// for a DMA thread: 4 MPI ranks of one core each on 2 CPUs have none).
+inline bool cpu_to_spare(int threads) noexcept { return spinning_pays(threads + 1); }
+
+/// Returns once `value != old`; spins first when `spin` is true.
+template <class T>
+T wait_for_change(std::atomic<T> const& value, T old, bool spin) noexcept {
+  T now = value.load(std::memory_order_acquire);
+  if (now != old) return now;
+  if (spin) {
+    auto const deadline = std::chrono::steady_clock::now() + spin_budget;
+    for (int k = 1;; ++k) {
+      cpu_relax();
+      now = value.load(std::memory_order_acquire);
+      if (now != old) return now;
+      if ((k & 63) == 0) {
+        if (std::chrono::steady_clock::now() > deadline) break;
+        std::this_thread::yield();  // the thread we wait for may share this CPU (see core_set)
+      }
+    }
+  }
+  for (;;) {
+    value.wait(old, std::memory_order_acquire);
+    now = value.load(std::memory_order_acquire);
+    if (now != old) return now;
+  }
+}
+
+}  // namespace pallas::detail
+
+// ---- end pallas/detail/runtime/spin_wait.hpp ----
 
 namespace pallas::detail {
 
 class lending_mutex {
  public:
-  /// A core's lock. If the mutex is taken, `thread` (the DMA thread that may hold it, or
-  /// null) is lent normal priority first. Thread: anything with lend_priority().
+  /// How often a core tries the mutex before it lends (a few microseconds).
+  static constexpr int tries_before_lending = 64;
+
+  /// A core's lock. If the mutex stays taken, `thread` (the DMA thread that may hold it,
+  /// or null) is lent normal priority before the core blocks. Thread: anything with
+  /// lend_priority().
   template <class Thread>
   [[nodiscard]] std::unique_lock<std::mutex> lock_from_core(Thread* thread) {
     std::unique_lock lock(mutex_, std::try_to_lock);
+    for (int k = 1; !lock.owns_lock() && k < tries_before_lending; ++k) {
+      cpu_relax();
+      (void)lock.try_lock();
+    }
     if (!lock.owns_lock()) {
       if (thread) thread->lend_priority();
       lock.lock();
@@ -7573,77 +7656,6 @@ struct interleaving {
 }  // namespace pallas::detail
 
 // ---- end pallas/detail/runtime/interleaving.hpp ----
-// ---- begin pallas/detail/runtime/spin_wait.hpp ----
-// Waiting for an atomic to change: spin briefly (a handoff costs ~0.15 us), then park on
-// the futex (a wake costs 10-60 us). Spinning is skipped when there are more runnable
-// threads than CPUs, since the thread being waited for may then have no CPU.
-
-#include <atomic>
-#include <chrono>
-#include <thread>
-
-
-#if defined(__x86_64__) || defined(__i386__)
-#  include <emmintrin.h>  // _mm_pause
-#endif
-
-namespace pallas::detail {
-
-inline void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
-
-/// How long a waiter spins before parking.
-inline constexpr std::chrono::microseconds spin_budget{50};
-
-/// How long an idle core thread spins for the next launch before parking. Longer than
-/// spin_budget: a launcher that waited for its workers on the futex wakes 30-60 us after
-/// they finished, so workers that parked after 50 us made every back-to-back 2-core launch
-/// wake them again (66 us a launch against 7.7 us with this budget, measured here).
-inline constexpr std::chrono::microseconds idle_core_spin_budget{200};
-
-/// The processes of this program that share the machine's CPUs: the ranks of an MPI job on
-/// this node (Open MPI's and MPICH's launchers say how many), else 1.
-PALLAS_DECL unsigned processes_on_this_machine() noexcept;
-
-/// Whether `threads` busy threads in every such process fit on this machine's CPUs.
-PALLAS_DECL bool spinning_pays(int threads) noexcept;
-
-/// Whether a CPU is left over beyond `threads` busy threads in every such process (room
-/// for a DMA thread: 4 MPI ranks of one core each on 2 CPUs have none).
-inline bool cpu_to_spare(int threads) noexcept { return spinning_pays(threads + 1); }
-
-/// Returns once `value != old`; spins first when `spin` is true.
-template <class T>
-T wait_for_change(std::atomic<T> const& value, T old, bool spin) noexcept {
-  T now = value.load(std::memory_order_acquire);
-  if (now != old) return now;
-  if (spin) {
-    auto const deadline = std::chrono::steady_clock::now() + spin_budget;
-    for (int k = 1;; ++k) {
-      cpu_relax();
-      now = value.load(std::memory_order_acquire);
-      if (now != old) return now;
-      if ((k & 63) == 0) {
-        if (std::chrono::steady_clock::now() > deadline) break;
-        std::this_thread::yield();  // the thread we wait for may share this CPU (see core_set)
-      }
-    }
-  }
-  for (;;) {
-    value.wait(old, std::memory_order_acquire);
-    now = value.load(std::memory_order_acquire);
-    if (now != old) return now;
-  }
-}
-
-}  // namespace pallas::detail
-
-// ---- end pallas/detail/runtime/spin_wait.hpp ----
 
 namespace pallas::detail {
 
@@ -18953,6 +18965,30 @@ PALLAS_DECL void dma_task::move_rows(rows const& r, std::int64_t first, std::int
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/runtime/dma_task.ipp ----
+// ---- begin pallas/detail/runtime/spin_wait.ipp ----
+// The spin-or-park rule's machine queries, compiled once per program under separate
+// compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace pallas::detail {
+
+PALLAS_DECL unsigned processes_on_this_machine() noexcept {
+  for (char const* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (char const* env = std::getenv(name); env && std::atoi(env) > 0) return static_cast<unsigned>(std::atoi(env));
+  return 1;
+}
+
+PALLAS_DECL bool spinning_pays(int threads) noexcept {
+  static unsigned const cpus = std::max(1u, std::thread::hardware_concurrency());
+  static unsigned const processes = processes_on_this_machine();
+  return static_cast<unsigned>(threads) * processes <= cpus;
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/spin_wait.ipp ----
 // ---- begin pallas/detail/runtime/core.ipp ----
 // core_error_context's message, compiled once per program under separate compilation
 // (config.hpp) and inline in every translation unit otherwise.
@@ -19019,30 +19055,6 @@ PALLAS_DECL void interleaving::wait_for(int me) noexcept {
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/runtime/interleaving.ipp ----
-// ---- begin pallas/detail/runtime/spin_wait.ipp ----
-// The spin-or-park rule's machine queries, compiled once per program under separate
-// compilation (config.hpp) and inline in every translation unit otherwise.
-
-
-#include <algorithm>
-#include <cstdlib>
-
-namespace pallas::detail {
-
-PALLAS_DECL unsigned processes_on_this_machine() noexcept {
-  for (char const* name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
-    if (char const* env = std::getenv(name); env && std::atoi(env) > 0) return static_cast<unsigned>(std::atoi(env));
-  return 1;
-}
-
-PALLAS_DECL bool spinning_pays(int threads) noexcept {
-  static unsigned const cpus = std::max(1u, std::thread::hardware_concurrency());
-  static unsigned const processes = processes_on_this_machine();
-  return static_cast<unsigned>(threads) * processes <= cpus;
-}
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/runtime/spin_wait.ipp ----
 // ---- begin pallas/detail/runtime/launch.ipp ----
 // launch_state's failure and start barrier, and core names, compiled once per program under
 // separate compilation (config.hpp) and inline in every translation unit otherwise.
