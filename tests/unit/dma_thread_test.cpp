@@ -14,6 +14,8 @@
 
 #include <pallas/pallas.hpp>
 
+#include "../support/eventually.hpp"
+
 #if defined(__linux__)
 #  include <sched.h>
 #  include <sys/resource.h>
@@ -22,6 +24,7 @@ namespace {
 
 using pallas::detail::dma_thread;
 using pallas::detail::dma_thread_priority;
+using pallas_test::eventually;
 
 // The kernel's rule, read independently: leaving SCHED_IDLE for nice 0 needs CAP_SYS_NICE
 // or an RLIMIT_NICE of at least 20 (sched(7)).
@@ -34,17 +37,6 @@ bool may_raise_by_the_rules() {
     }
   rlimit limit{};
   return getrlimit(RLIMIT_NICE, &limit) == 0 && (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= 20);
-}
-
-// Polls `pred` for up to 10 s (the thread changes its own policy when it next runs).
-template <class Pred>
-bool eventually(Pred pred) {
-  auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
 }
 
 // The one thread of this process at SCHED_IDLE (/proc/self/task/<tid>/stat, field 41), or

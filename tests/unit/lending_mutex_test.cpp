@@ -11,6 +11,8 @@
 
 #include <pallas/pallas.hpp>
 
+#include "../support/eventually.hpp"
+
 #if defined(__linux__)
 #  include <sched.h>
 #endif
@@ -18,22 +20,12 @@
 namespace {
 
 using pallas::detail::lending_mutex;
+using pallas_test::eventually;
 
 struct counting_lender {
   std::atomic<int> lent{0};
   void lend_priority() noexcept { lent.fetch_add(1); }
 };
-
-// Polls `pred` for up to 10 s.
-template <class Pred>
-bool eventually(Pred pred) {
-  auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
 
 }  // namespace
 
