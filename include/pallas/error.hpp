@@ -112,10 +112,13 @@ class scoped_error_context {
 /// The current frames, innermost last: " (core 1, grid point (0, 3))", or "".
 [[gnu::cold]] std::string describe_error_context();
 
+/// `message` followed by describe_error_context().
+[[gnu::cold]] std::string with_error_context(std::string message);
+
 /// fail's thrower, one per list of part types (string literals as `char const*`).
 template <class E, class... Parts>
 [[noreturn, gnu::cold, gnu::noinline]] void fail_with(Parts const&... parts) {
-  throw E(format_parts(parts...) + describe_error_context());
+  throw E(with_error_context(format_parts(parts...)));
 }
 
 /// Throws E (a pallas::error) whose message is the concatenated parts followed by the

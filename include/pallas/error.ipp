@@ -21,4 +21,9 @@ PALLAS_DECL std::string describe_error_context() {
   return joined;
 }
 
+PALLAS_DECL std::string with_error_context(std::string message) {
+  message += describe_error_context();
+  return message;
+}
+
 }  // namespace pallas::detail

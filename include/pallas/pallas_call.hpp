@@ -366,27 +366,55 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
 
 namespace detail {
 
-/// pallas_call over its options, compiler_params flattened.
+/// What compiler_params(...) may hold: stateless parameters, read from the types alone.
+template <class T>
+using is_compiler_parameter =
+    std::bool_constant<is_dimension_semantics<T>::value || is_prefetch_option<T>::value ||
+                       is_vmem_limit_option<T>::value || is_num_cores_option<T>::value ||
+                       std::is_same_v<T, tpu::no_tiling_check_t>>;
+
+/// The option types of one option: a compiler_params' parameters, or the option itself.
+template <class O>
+struct option_types {
+  using type = boost::mp11::mp_list<O>;
+};
+template <class... P>
+struct option_types<tpu::compiler_params_t<P...>> {
+  using type = boost::mp11::mp_list<P...>;
+};
+
+/// Whether option O holds only what compiler_params may (any other option is no compiler_params).
+template <class O>
+inline constexpr bool holds_compiler_parameters_only = true;
+template <class... P>
+inline constexpr bool holds_compiler_parameters_only<tpu::compiler_params_t<P...>> = (is_compiler_parameter<P>::value && ...);
+
+/// pallas_call over its options: the types searched with compiler_params flattened, the
+/// values (grid, specs, outputs, name, estimate) at the top level, where they must be.
 template <class Kernel, class... Options>
 constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
   namespace mp = boost::mp11;
-  using list = mp::mp_list<Options...>;
+  using list = mp::mp_append<mp::mp_list<>, typename option_types<Options>::type...>;
   static_assert(mp::mp_all_of<list, is_call_option>::value,
                 "pallas::pallas_call: options are pl::out_shape<...> (or ShapeDtypeStruct values), pl::grid<...>, "
                 "pl::in_specs(...), pl::out_specs(...), pl::scratch_shapes<...>, pltpu::compiler_params(...), "
                 "pltpu::dimension_semantics<...>, pltpu::vmem_limit_bytes<n>, pltpu::num_scalar_prefetch<n>, "
                 "pl::input_output_aliases<...>, pltpu::num_cores<n>, pltpu::no_tiling_check, pl::name(...) and pl::CostEstimate{...}");
+  // A value option given inside compiler_params would be lost: only types are kept there.
+  static_assert((holds_compiler_parameters_only<Options> && ...),
+                "pallas::pallas_call: compiler_params(...) takes pltpu::dimension_semantics<...>, "
+                "pltpu::vmem_limit_bytes<n>, pltpu::num_cores<n>, pltpu::num_scalar_prefetch<n> and "
+                "pltpu::no_tiling_check; pass the other options to pallas_call itself");
   static_assert(count_options<is_name_option, Options...> <= 1, "pallas::pallas_call: at most one pl::name(...)");
-  using grid_type = option_type_or<is_grid, grid_t<>, Options...>;
-  using ins_option = option_type_or<is_in_specs, in_specs_t<>, Options...>;
-  using outs_option = option_type_or<is_out_specs, out_specs_t<>, Options...>;
-  using scratch_option = option_type_or<is_scratch_option, scratch_types_t<>, Options...>;
-  using semantics = option_type_or<is_dimension_semantics, void, Options...>;
-  using aliases = option_type_or<is_alias_option, input_output_aliases_t<>, Options...>;
-  constexpr int num_prefetch = option_type_or<is_prefetch_option, tpu::num_scalar_prefetch_t<0>, Options...>::value;
-  constexpr std::int64_t vmem_limit = option_type_or<is_vmem_limit_option, tpu::vmem_limit_bytes_t<0>, Options...>::value;
-  constexpr int cores =
-      option_type_or<is_num_cores_option, tpu::num_cores_t<tpu::get_tpu_info().num_cores>, Options...>::value;
+  using grid_type = option_type_in<is_grid, grid_t<>, list>;
+  using ins_option = option_type_in<is_in_specs, in_specs_t<>, list>;
+  using outs_option = option_type_in<is_out_specs, out_specs_t<>, list>;
+  using scratch_option = option_type_in<is_scratch_option, scratch_types_t<>, list>;
+  using semantics = option_type_in<is_dimension_semantics, void, list>;
+  using aliases = option_type_in<is_alias_option, input_output_aliases_t<>, list>;
+  constexpr int num_prefetch = option_type_in<is_prefetch_option, tpu::num_scalar_prefetch_t<0>, list>::value;
+  constexpr std::int64_t vmem_limit = option_type_in<is_vmem_limit_option, tpu::vmem_limit_bytes_t<0>, list>::value;
+  constexpr int cores = option_type_in<is_num_cores_option, tpu::num_cores_t<tpu::get_tpu_info().num_cores>, list>::value;
   constexpr bool check_tiling = !mp::mp_contains<list, tpu::no_tiling_check_t>::value;
   if constexpr (!std::is_same_v<semantics, void>) {
     static_assert(semantics::size == grid_type::rank(),
@@ -413,8 +441,7 @@ constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
 /// compiler_params=..., input_output_aliases=...)`; the options may come in any order.
 template <class Kernel, class... Options>
 constexpr auto pallas_call(Kernel kernel, Options const&... options) {
-  auto flat = std::tuple_cat(detail::flatten_option(options)...);
-  return std::apply([&](auto const&... o) { return detail::make_pallas_call(std::move(kernel), o...); }, flat);
+  return detail::make_pallas_call(std::move(kernel), options...);
 }
 
 /// The plan `call` runs with on `args` (scalar-prefetch arrays first); it prints with <<.

@@ -193,10 +193,13 @@ class scoped_error_context {
 /// The current frames, innermost last: " (core 1, grid point (0, 3))", or "".
 [[gnu::cold]] std::string describe_error_context();
 
+/// `message` followed by describe_error_context().
+[[gnu::cold]] std::string with_error_context(std::string message);
+
 /// fail's thrower, one per list of part types (string literals as `char const*`).
 template <class E, class... Parts>
 [[noreturn, gnu::cold, gnu::noinline]] void fail_with(Parts const&... parts) {
-  throw E(format_parts(parts...) + describe_error_context());
+  throw E(with_error_context(format_parts(parts...)));
 }
 
 /// Throws E (a pallas::error) whose message is the concatenated parts followed by the
@@ -1275,57 +1278,9 @@ class Ref : public detail::shape_member<Shape> {
 
 #include <cstddef>
 #include <mutex>
-#include <new>
 #include <unordered_map>
 #include <vector>
 
-// ---- begin pallas/detail/runtime/fork_guard.hpp ----
-// fork() in a program with threads: the child has only the thread that called fork, so a
-// mutex another thread held at that moment would stay locked in the child forever, and
-// the data it guards half-changed. The library's process-wide mutexes are held across
-// fork (pthread_atfork): the forking thread takes each before the fork and releases it on
-// both sides after, so the child finds it free and its data whole. Each of these mutexes
-// is a leaf (no thread holds one while it takes another), so the order in which fork takes
-// them cannot deadlock.
-//
-//   detail::hold_across_fork<&mutex_getter>();                 // once per mutex
-//   detail::hold_across_fork<&mutex_getter, &in_the_child>();  // and run this in the child
-//
-// `in_the_child` runs after fork, in the child, while the mutex is still held; it must only
-// touch memory (the child may not even be allowed to allocate).
-
-#include <mutex>
-
-#if defined(__unix__) || defined(__APPLE__)
-#  include <pthread.h>
-#  define PALLAS_DETAIL_HAS_ATFORK 1
-#else
-#  define PALLAS_DETAIL_HAS_ATFORK 0
-#endif
-
-namespace pallas::detail {
-
-inline void nothing_in_the_child() noexcept {}
-
-/// Registers, once per Mutex, the fork handlers that hold `Mutex()` across fork().
-/// `Mutex()` must return a mutex that is never destroyed.
-template <std::mutex& (*Mutex)(), void (*InTheChild)() noexcept = &nothing_in_the_child>
-void hold_across_fork() noexcept {
-#if PALLAS_DETAIL_HAS_ATFORK
-  static bool const registered = [] {
-    ::pthread_atfork([] { Mutex().lock(); }, [] { Mutex().unlock(); },
-                     [] {
-                       InTheChild();
-                       Mutex().unlock();
-                     });
-    return true;
-  }();
-  (void)registered;
-#endif
-}
-
-}  // namespace pallas::detail
-// ---- end pallas/detail/runtime/fork_guard.hpp ----
 
 namespace pallas::detail {
 
@@ -1341,43 +1296,15 @@ class buffer_pool {
   static constexpr std::size_t min_bytes = std::size_t{128} << 10;  // glibc's mmap threshold
   static constexpr std::size_t max_cached_bytes = std::size_t{1} << 30;
 
-  static buffer_pool& instance() {
-    static buffer_pool* const pool = [] {
-      auto* p = new buffer_pool;  // never destroyed: Arrays may outlive statics
-      hold_across_fork<&buffer_pool::mutex_of>();
-      return p;
-    }();
-    return *pool;
-  }
-  static std::mutex& mutex_of() { return instance().mutex_; }
+  /// The process's pool (never destroyed: Arrays may outlive statics).
+  static buffer_pool& instance();
+  static std::mutex& mutex_of();
 
-  void* take(std::size_t bytes) {
-    if (!checked_mode && bytes >= min_bytes) {
-      std::lock_guard lock(mutex_);
-      if (auto it = free_.find(bytes); it != free_.end() && !it->second.empty()) {
-        void* p = it->second.back();  // the latest given back: the likeliest still in cache
-        it->second.pop_back();
-        cached_ -= bytes;
-        return p;
-      }
-    }
-    return ::operator new(bytes, std::align_val_t{array_alignment});
-  }
-
-  void give(void* p, std::size_t bytes) noexcept {
-    if (!checked_mode && bytes >= min_bytes) {
-      std::lock_guard lock(mutex_);
-      if (cached_ + bytes <= max_cached_bytes) {
-        try {
-          free_[bytes].push_back(p);
-          cached_ += bytes;
-          return;
-        } catch (...) {  // no memory for the list: free the block instead
-        }
-      }
-    }
-    ::operator delete(p, std::align_val_t{array_alignment});
-  }
+  /// `bytes` of memory aligned to array_alignment: a buffer of that size given back
+  /// earlier, or fresh.
+  void* take(std::size_t bytes);
+  /// Gives back what take(bytes) returned: kept for reuse, or freed.
+  void give(void* p, std::size_t bytes) noexcept;
 
  private:
   std::mutex mutex_;
@@ -1386,6 +1313,7 @@ class buffer_pool {
 };
 
 }  // namespace pallas::detail
+
 // ---- end pallas/detail/buffer_pool.hpp ----
 
 namespace pallas {
@@ -8311,9 +8239,7 @@ index_t num_programs(grid_t<Es...> const&) {
 #include <cstddef>
 #include <type_traits>
 
-#include <boost/hana/find_if.hpp>
-#include <boost/hana/optional.hpp>
-#include <boost/hana/tuple.hpp>
+#include <boost/hana/functional/arg.hpp>
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
@@ -8323,22 +8249,21 @@ namespace pallas::detail {
 /// option type need not be default-constructible).
 template <template <class> class Pred, class Fallback, class... Options>
 constexpr auto option_or(Options const&... options) {
-  namespace hana = boost::hana;
-  if constexpr ((Pred<Options>::value || ...)) {
-    return hana::find_if(hana::make_tuple(options...), [](auto const& o) {
-             return hana::bool_c<Pred<std::remove_cvref_t<decltype(o)>>::value>;
-           }).value();
-  } else {
+  constexpr std::size_t found = boost::mp11::mp_find_if<boost::mp11::mp_list<Options...>, Pred>::value;
+  if constexpr (found < sizeof...(Options))
+    return boost::hana::arg<found + 1>(options...);
+  else
     return Fallback{};
-  }
 }
+
+/// The type of the first option in the mp_list List whose type satisfies Pred, else Fallback.
+template <template <class> class Pred, class Fallback, class List>
+using option_type_in = boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<boost::mp11::mp_copy_if<List, Pred>>::value,
+                                                 Fallback, boost::mp11::mp_front, boost::mp11::mp_copy_if<List, Pred>>;
 
 /// The type option_or<Pred, Fallback>(Options...) returns.
 template <template <class> class Pred, class Fallback, class... Options>
-using option_type_or =
-    boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<boost::mp11::mp_copy_if<boost::mp11::mp_list<Options...>, Pred>>::value,
-                              Fallback, boost::mp11::mp_front,
-                              boost::mp11::mp_copy_if<boost::mp11::mp_list<Options...>, Pred>>;
+using option_type_or = option_type_in<Pred, Fallback, boost::mp11::mp_list<Options...>>;
 
 /// How many options satisfy Pred.
 template <template <class> class Pred, class... Options>
@@ -8907,6 +8832,53 @@ PALLAS_DECL std::uint64_t requested_slice_ns() noexcept;
 #include <string_view>
 #include <vector>
 
+// ---- begin pallas/detail/runtime/fork_guard.hpp ----
+// fork() in a program with threads: the child has only the thread that called fork, so a
+// mutex another thread held at that moment would stay locked in the child forever, and
+// the data it guards half-changed. The library's process-wide mutexes are held across
+// fork (pthread_atfork): the forking thread takes each before the fork and releases it on
+// both sides after, so the child finds it free and its data whole. Each of these mutexes
+// is a leaf (no thread holds one while it takes another), so the order in which fork takes
+// them cannot deadlock.
+//
+//   detail::hold_across_fork<&mutex_getter>();                 // once per mutex
+//   detail::hold_across_fork<&mutex_getter, &in_the_child>();  // and run this in the child
+//
+// `in_the_child` runs after fork, in the child, while the mutex is still held; it must only
+// touch memory (the child may not even be allowed to allocate).
+
+#include <mutex>
+
+#if defined(__unix__) || defined(__APPLE__)
+#  include <pthread.h>
+#  define PALLAS_DETAIL_HAS_ATFORK 1
+#else
+#  define PALLAS_DETAIL_HAS_ATFORK 0
+#endif
+
+namespace pallas::detail {
+
+inline void nothing_in_the_child() noexcept {}
+
+/// Registers, once per Mutex, the fork handlers that hold `Mutex()` across fork().
+/// `Mutex()` must return a mutex that is never destroyed.
+template <std::mutex& (*Mutex)(), void (*InTheChild)() noexcept = &nothing_in_the_child>
+void hold_across_fork() noexcept {
+#if PALLAS_DETAIL_HAS_ATFORK
+  static bool const registered = [] {
+    ::pthread_atfork([] { Mutex().lock(); }, [] { Mutex().unlock(); },
+                     [] {
+                       InTheChild();
+                       Mutex().unlock();
+                     });
+    return true;
+  }();
+  (void)registered;
+#endif
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/fork_guard.hpp ----
 // ---- begin pallas/trace/event.hpp ----
 // What the trace records: spans (a grid step, a copy in flight, a semaphore wait) on a core's
 // tracks, each with its wall time and the recording thread's CPU time, grouped by launch.
@@ -9558,7 +9530,6 @@ struct is_name_option : std::is_same<T, name_option> {};
 // A pl::CostEstimate passed to pallas_call is kept in the report beside the measured
 // counts (measured / estimated ratios of flops and bytes_accessed).
 
-#include <algorithm>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -9729,6 +9700,11 @@ std::string to_string(LaunchReport const& r);
 
 namespace pallas::detail {
 
+/// Merges the counters of a launch's `num_cores` cores into the launching thread's report
+/// (and the trace, when tracing).
+PALLAS_DECL void publish_launch_costs(core_costs const* cores, int num_cores, char const* launcher,
+                                      tpu::TpuInfo const& chip, std::optional<CostEstimate> const& estimate);
+
 /// The counters of one launch on Cores cores: each core's job holds a `scope(core)` for its
 /// extent; `publish` merges them into the launching thread's report once every core is done.
 template <int Cores>
@@ -9738,50 +9714,7 @@ struct launch_costs {
   costs_scope scope(int core) noexcept { return costs_scope(cores[core]); }
 
   void publish(char const* launcher, tpu::TpuInfo const& chip, std::optional<CostEstimate> const& estimate = {}) {
-    raw_report& r = last_raw_report();
-    r.valid = true;
-    r.launcher = launcher;
-    r.num_cores = Cores;
-    r.chip = chip;
-    r.estimate = estimate;
-    r.rows.clear();
-    r.core_hbm.assign(Cores, 0);
-    r.core_narrow.assign(Cores, 0);
-    r.core_wide.assign(Cores, 0);
-    r.dots = 0;
-    for (int c = 0; c < Cores; ++c) {
-      core_costs const& cc = cores[c];
-      r.core_narrow[static_cast<std::size_t>(c)] = cc.narrow_flops;
-      r.core_wide[static_cast<std::size_t>(c)] = cc.wide_flops;
-      r.dots += cc.dots;
-      for (int k = 0; k < cc.used; ++k) {
-        traffic_row const& row = cc.rows[k];
-        r.core_hbm[static_cast<std::size_t>(c)] += hbm_traffic(row.key.src, row.key.dst, row.bytes);
-        auto same = [&](traffic_row const& m) { return m.key == row.key; };
-        if (auto it = std::find_if(r.rows.begin(), r.rows.end(), same); it != r.rows.end()) {
-          it->bytes += row.bytes;
-          it->copies += row.copies;
-        } else {
-          r.rows.push_back(row);
-        }
-      }
-    }
-    if (trace::enabled()) trace_report();
-  }
-
-  // The report in the trace as well: a zero-length "cost" span on core 0 of its launch,
-  // the HBM bytes in `bytes` and the whole printed report in `operand`.
-  [[gnu::cold]] static void trace_report() {
-    tpu::LaunchReport const report = tpu::last_launch_report();
-    trace::event e;
-    e.name = "cost report";
-    e.category = "cost";
-    e.launch = detail::launch_of_this_thread();
-    e.begin_ns = e.end_ns = detail::now_ns();
-    e.cpu_ns = 0;
-    e.bytes = report.hbm_bytes;
-    e.operand = tpu::to_string(report);
-    detail::recorder::instance().record(std::move(e));
+    publish_launch_costs(cores, Cores, launcher, chip, estimate);
   }
 };
 
@@ -9816,10 +9749,6 @@ struct launch_costs {
 //
 // PALLAS_DMA_ENGINE=inline|thread|auto sets the initial choice.
 
-#include <cstdlib>
-#include <mutex>
-#include <string_view>
-
 
 namespace pallas::tpu {
 
@@ -9832,50 +9761,18 @@ enum class dma_executor { automatic, on_core, dma_thread };
 namespace pallas::detail {
 
 /// The executor PALLAS_DMA_ENGINE names (null or empty: automatic).
-inline tpu::dma_executor executor_from(char const* name) {
-  if (!name || !*name) return tpu::dma_executor::automatic;
-  std::string_view const n(name);
-  if (n == "auto") return tpu::dma_executor::automatic;
-  if (n == "inline") return tpu::dma_executor::on_core;
-  if (n == "thread") return tpu::dma_executor::dma_thread;
-  fail("pallas::dma_executor: PALLAS_DMA_ENGINE='", n, "' is not one of inline, thread, auto");
-}
+PALLAS_DECL tpu::dma_executor executor_from(char const* name);
 
-struct executor_holder {
-  std::mutex mutex;
-  tpu::dma_executor value = executor_from(std::getenv("PALLAS_DMA_ENGINE"));
-};
-
-inline std::mutex& executor_mutex();
-
-inline executor_holder& executor_storage() {
-  static executor_holder* const holder = [] {
-    auto* h = new executor_holder;  // never destroyed: launches may run at exit
-    hold_across_fork<&executor_mutex>();
-    return h;
-  }();
-  return *holder;
-}
-
-inline std::mutex& executor_mutex() { return executor_storage().mutex; }
 
 }  // namespace pallas::detail
 
 namespace pallas::tpu {
 
 /// The executor the next launch uses.
-inline dma_executor get_dma_executor() {
-  auto& h = detail::executor_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL dma_executor get_dma_executor();
 
 /// Sets the executor of the launches that start from now on.
-inline void set_dma_executor(dma_executor e) {
-  auto& h = detail::executor_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = e;
-}
+PALLAS_DECL void set_dma_executor(dma_executor e);
 
 /// The executor the calling thread's last launch ran with: dma_thread (the DMA thread
 /// served its copies) or on_core; automatic before the thread's first launch. Under the
@@ -9906,15 +9803,10 @@ class scoped_dma_executor {
 namespace pallas::detail {
 
 /// The executor of a launch that starts now.
-inline dma_executor_choice launch_dma_executor() {
-  switch (tpu::get_dma_executor()) {
-    case tpu::dma_executor::on_core: return dma_executor_choice::on_core;
-    case tpu::dma_executor::dma_thread: return dma_executor_choice::thread;
-    default: return dma_executor_choice::automatic;
-  }
-}
+PALLAS_DECL dma_executor_choice launch_dma_executor();
 
 }  // namespace pallas::detail
+
 // ---- end pallas/tpu/dma_executor.hpp ----
 // ---- begin pallas/tpu/dma_schedule.hpp ----
 // When started copies move their bytes, and how cores interleave: a seeded, reproducible
@@ -9941,9 +9833,6 @@ inline dma_executor_choice launch_dma_executor() {
 // interleaving, the same completion order and the same checked-mode report, every time.
 
 #include <cstdint>
-#include <cstdlib>
-#include <mutex>
-#include <string_view>
 
 
 namespace pallas::tpu {
@@ -9966,65 +9855,17 @@ struct dma_schedule {
 namespace pallas::detail {
 
 /// The schedule that PALLAS_DMA_ORDER and PALLAS_DMA_SEED describe (null: unset).
-inline tpu::dma_schedule schedule_from(char const* order, char const* seed) {
-  tpu::dma_schedule s;
-  if (seed && *seed) {
-    char* end = nullptr;
-    s.seed = std::strtoull(seed, &end, 0);
-    if (!end || *end != '\0')
-      fail("pallas::dma_schedule: PALLAS_DMA_SEED='", seed, "' is not an unsigned integer");
-    s.mode = tpu::dma_execution_mode::random;
-  }
-  if (order && *order) {
-    std::string_view const o(order);
-    if (o == "on_wait")
-      s.mode = tpu::dma_execution_mode::on_wait;
-    else if (o == "eager")
-      s.mode = tpu::dma_execution_mode::eager;
-    else if (o == "random")
-      s.mode = tpu::dma_execution_mode::random;
-    else
-      fail("pallas::dma_schedule: PALLAS_DMA_ORDER='", o,
-                           "' is not one of on_wait, eager, random");
-  }
-  return s;
-}
-
-struct schedule_holder {
-  std::mutex mutex;
-  tpu::dma_schedule value = schedule_from(std::getenv("PALLAS_DMA_ORDER"), std::getenv("PALLAS_DMA_SEED"));
-};
-
-inline std::mutex& schedule_mutex();
-
-inline schedule_holder& schedule_storage() {
-  static schedule_holder* const holder = [] {
-    auto* h = new schedule_holder;  // never destroyed: launches may run at exit
-    hold_across_fork<&schedule_mutex>();
-    return h;
-  }();
-  return *holder;
-}
-
-inline std::mutex& schedule_mutex() { return schedule_storage().mutex; }
+PALLAS_DECL tpu::dma_schedule schedule_from(char const* order, char const* seed);
 
 }  // namespace pallas::detail
 
 namespace pallas::tpu {
 
 /// The schedule the next launch uses.
-inline dma_schedule get_dma_schedule() {
-  auto& h = detail::schedule_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL dma_schedule get_dma_schedule();
 
 /// Sets the schedule of the launches that start from now on.
-inline void set_dma_schedule(dma_schedule s) {
-  auto& h = detail::schedule_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = s;
-}
+PALLAS_DECL void set_dma_schedule(dma_schedule s);
 
 /// Sets a schedule for its lifetime, then restores the previous one.
 class scoped_dma_schedule {
@@ -10044,15 +9885,10 @@ class scoped_dma_schedule {
 namespace pallas::detail {
 
 /// The DMA order of a launch that starts now.
-inline dma_order_policy launch_dma_policy() {
-  tpu::dma_schedule const s = tpu::get_dma_schedule();
-  dma_order const order = s.mode == tpu::dma_execution_mode::eager    ? dma_order::eager
-                          : s.mode == tpu::dma_execution_mode::random ? dma_order::random
-                                                                      : dma_order::on_wait;
-  return {order, s.seed, s.yield_cores};
-}
+PALLAS_DECL dma_order_policy launch_dma_policy();
 
 }  // namespace pallas::detail
+
 // ---- end pallas/tpu/dma_schedule.hpp ----
 // ---- begin pallas/tpu/interpret_params.hpp ----
 // The conventions of Pallas' TPU interpret mode (`pltpu.InterpretParams`), where it and
@@ -10089,12 +9925,6 @@ inline dma_order_policy launch_dma_policy() {
 //
 // The DMA order (InterpretParams.dma_execution_mode) is pltpu::set_dma_schedule. Race
 // detection needs checked mode (PALLAS_CHECKED=1): without it there is none.
-
-#include <cstdlib>
-#include <limits>
-#include <mutex>
-#include <string_view>
-#include <type_traits>
 
 // ---- begin pallas/detail/runtime/uninitialized.hpp ----
 // What uninitialized memory holds (outputs, scratch, pipeline slots, the padding of ragged
@@ -10154,42 +9984,17 @@ struct InterpretParams {
 namespace pallas::detail {
 
 /// The default of detect_races: PALLAS_DETECT_RACES (off, report, throw), else report.
-inline tpu::race_detection race_detection_from(char const* env) {
-  if (!env || !*env) return tpu::race_detection::report;
-  std::string_view const v(env);
-  if (v == "off") return tpu::race_detection::off;
-  if (v == "report") return tpu::race_detection::report;
-  if (v == "throw") return tpu::race_detection::throw_error;
-  fail("pallas::interpret_params: PALLAS_DETECT_RACES='", v, "' is not one of off, report, throw");
-}
-
-struct interpret_holder {
-  std::mutex mutex;
-  tpu::InterpretParams value{.detect_races = race_detection_from(std::getenv("PALLAS_DETECT_RACES"))};
-};
-
-inline interpret_holder& interpret_storage() {
-  static interpret_holder holder;
-  return holder;
-}
+PALLAS_DECL tpu::race_detection race_detection_from(char const* env);
 
 }  // namespace pallas::detail
 
 namespace pallas::tpu {
 
 /// The conventions the next launches use.
-inline InterpretParams get_interpret_params() {
-  auto& h = detail::interpret_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL InterpretParams get_interpret_params();
 
 /// Sets the conventions the next launches use (all threads).
-inline void set_interpret_params(InterpretParams p) {
-  auto& h = detail::interpret_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = p;
-}
+PALLAS_DECL void set_interpret_params(InterpretParams p);
 
 /// Sets conventions for its lifetime, then restores the previous ones.
 class scoped_interpret_params {
@@ -10209,18 +10014,10 @@ class scoped_interpret_params {
 namespace pallas::detail {
 
 /// The policy of a launch that starts now.
-inline launch_conventions launch_interpret_conventions() {
-  tpu::InterpretParams const p = tpu::get_interpret_params();
-  uninitialized_policy const u = p.uninitialized == tpu::uninitialized_memory::nan    ? uninitialized_policy::nan
-                                 : p.uninitialized == tpu::uninitialized_memory::zero ? uninitialized_policy::zero
-                                                                                      : uninitialized_policy::poison;
-  race_policy const r = p.detect_races == tpu::race_detection::off           ? race_policy::off
-                        : p.detect_races == tpu::race_detection::throw_error ? race_policy::raise
-                                                                             : race_policy::report;
-  return {u, p.input_fetch == tpu::input_fetch::at_step, r};
-}
+PALLAS_DECL launch_conventions launch_interpret_conventions();
 
 }  // namespace pallas::detail
+
 // ---- end pallas/tpu/interpret_params.hpp ----
 // ---- begin pallas/tpu/scratch.hpp ----
 // Scratch buffer types: `pltpu::VMEM<float, 128>` is `pltpu.VMEM((128,), jnp.float32)`,
@@ -17246,7 +17043,6 @@ Array<T, Dims...> load_npy(npy_path const& path) {
 // count (not a Pallas option: Pallas uses the device's).
 
 #include <cstdint>
-#include <tuple>
 #include <type_traits>
 
 namespace pallas {
@@ -17286,14 +17082,13 @@ template <int N>
 inline constexpr num_cores_t<N> num_cores{};
 
 /// `pltpu.CompilerParams(dimension_semantics=..., vmem_limit_bytes=...)`.
+/// Its parameters are stateless: the type holds them all.
 template <class... P>
-struct compiler_params_t {
-  std::tuple<P...> params;  ///< the options given
-};
+struct compiler_params_t {};
 /// `compiler_params=pltpu.CompilerParams(...)`: `pltpu::compiler_params(pltpu::dimension_semantics<...>, pltpu::vmem_limit_bytes<N>)`.
 template <class... P>
-constexpr compiler_params_t<P...> compiler_params(P const&... params) {
-  return {std::tuple<P...>{params...}};
+constexpr compiler_params_t<P...> compiler_params(P const&...) {
+  return {};
 }
 
 }  // namespace tpu
@@ -17312,19 +17107,6 @@ template <class T>
 struct is_num_cores_option : std::false_type {};
 template <int N>
 struct is_num_cores_option<tpu::num_cores_t<N>> : std::true_type {};
-template <class T>
-struct is_compiler_params : std::false_type {};
-template <class... P>
-struct is_compiler_params<tpu::compiler_params_t<P...>> : std::true_type {};
-
-// Compiler params are flattened into the option list.
-template <class O>
-constexpr auto flatten_option(O const& o) {
-  if constexpr (is_compiler_params<O>::value)
-    return o.params;
-  else
-    return std::tuple<O>{o};
-}
 
 }  // namespace detail
 
@@ -17896,27 +17678,48 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
 
 namespace detail {
 
-/// pallas_call over its options, compiler_params flattened.
+/// What compiler_params(...) may hold: stateless parameters, read from the types alone.
+template <class T>
+using is_compiler_parameter =
+    std::bool_constant<is_dimension_semantics<T>::value || is_prefetch_option<T>::value ||
+                       is_vmem_limit_option<T>::value || is_num_cores_option<T>::value ||
+                       std::is_same_v<T, tpu::no_tiling_check_t>>;
+
+/// The option types of one option: a compiler_params' parameters, or the option itself.
+template <class O>
+struct option_types {
+  using type = boost::mp11::mp_list<O>;
+};
+template <class... P>
+struct option_types<tpu::compiler_params_t<P...>> {
+  static_assert((is_compiler_parameter<P>::value && ...),
+                "pallas::pallas_call: compiler_params(...) takes pltpu::dimension_semantics<...>, "
+                "pltpu::vmem_limit_bytes<n>, pltpu::num_cores<n>, pltpu::num_scalar_prefetch<n> and "
+                "pltpu::no_tiling_check; pass the other options to pallas_call itself");
+  using type = boost::mp11::mp_list<P...>;
+};
+
+/// pallas_call over its options: the types searched with compiler_params flattened, the
+/// values (grid, specs, outputs, name, estimate) at the top level, where they must be.
 template <class Kernel, class... Options>
 constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
   namespace mp = boost::mp11;
-  using list = mp::mp_list<Options...>;
+  using list = mp::mp_append<mp::mp_list<>, typename option_types<Options>::type...>;
   static_assert(mp::mp_all_of<list, is_call_option>::value,
                 "pallas::pallas_call: options are pl::out_shape<...> (or ShapeDtypeStruct values), pl::grid<...>, "
                 "pl::in_specs(...), pl::out_specs(...), pl::scratch_shapes<...>, pltpu::compiler_params(...), "
                 "pltpu::dimension_semantics<...>, pltpu::vmem_limit_bytes<n>, pltpu::num_scalar_prefetch<n>, "
                 "pl::input_output_aliases<...>, pltpu::num_cores<n>, pltpu::no_tiling_check, pl::name(...) and pl::CostEstimate{...}");
   static_assert(count_options<is_name_option, Options...> <= 1, "pallas::pallas_call: at most one pl::name(...)");
-  using grid_type = option_type_or<is_grid, grid_t<>, Options...>;
-  using ins_option = option_type_or<is_in_specs, in_specs_t<>, Options...>;
-  using outs_option = option_type_or<is_out_specs, out_specs_t<>, Options...>;
-  using scratch_option = option_type_or<is_scratch_option, scratch_types_t<>, Options...>;
-  using semantics = option_type_or<is_dimension_semantics, void, Options...>;
-  using aliases = option_type_or<is_alias_option, input_output_aliases_t<>, Options...>;
-  constexpr int num_prefetch = option_type_or<is_prefetch_option, tpu::num_scalar_prefetch_t<0>, Options...>::value;
-  constexpr std::int64_t vmem_limit = option_type_or<is_vmem_limit_option, tpu::vmem_limit_bytes_t<0>, Options...>::value;
-  constexpr int cores =
-      option_type_or<is_num_cores_option, tpu::num_cores_t<tpu::get_tpu_info().num_cores>, Options...>::value;
+  using grid_type = option_type_in<is_grid, grid_t<>, list>;
+  using ins_option = option_type_in<is_in_specs, in_specs_t<>, list>;
+  using outs_option = option_type_in<is_out_specs, out_specs_t<>, list>;
+  using scratch_option = option_type_in<is_scratch_option, scratch_types_t<>, list>;
+  using semantics = option_type_in<is_dimension_semantics, void, list>;
+  using aliases = option_type_in<is_alias_option, input_output_aliases_t<>, list>;
+  constexpr int num_prefetch = option_type_in<is_prefetch_option, tpu::num_scalar_prefetch_t<0>, list>::value;
+  constexpr std::int64_t vmem_limit = option_type_in<is_vmem_limit_option, tpu::vmem_limit_bytes_t<0>, list>::value;
+  constexpr int cores = option_type_in<is_num_cores_option, tpu::num_cores_t<tpu::get_tpu_info().num_cores>, list>::value;
   constexpr bool check_tiling = !mp::mp_contains<list, tpu::no_tiling_check_t>::value;
   if constexpr (!std::is_same_v<semantics, void>) {
     static_assert(semantics::size == grid_type::rank(),
@@ -17943,8 +17746,7 @@ constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
 /// compiler_params=..., input_output_aliases=...)`; the options may come in any order.
 template <class Kernel, class... Options>
 constexpr auto pallas_call(Kernel kernel, Options const&... options) {
-  auto flat = std::tuple_cat(detail::flatten_option(options)...);
-  return std::apply([&](auto const&... o) { return detail::make_pallas_call(std::move(kernel), o...); }, flat);
+  return detail::make_pallas_call(std::move(kernel), options...);
 }
 
 /// The plan `call` runs with on `args` (scalar-prefetch arrays first); it prints with <<.
@@ -17986,6 +17788,11 @@ PALLAS_DECL std::string describe_error_context() {
   std::string joined = " (";
   for (int k = n - 1; k >= 0; --k) joined += parts[k] + (k ? ", " : ")");
   return joined;
+}
+
+PALLAS_DECL std::string with_error_context(std::string message) {
+  message += describe_error_context();
+  return message;
 }
 
 }  // namespace pallas::detail
@@ -18083,6 +17890,57 @@ PALLAS_DECL bool region::intersects(region const& other) const noexcept {
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/checked/checked_access.ipp ----
+// ---- begin pallas/detail/buffer_pool.ipp ----
+// The buffer pool's operations, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <new>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL buffer_pool& buffer_pool::instance() {
+  static buffer_pool* const pool = [] {
+    auto* p = new buffer_pool;  // never destroyed: Arrays may outlive statics
+    hold_across_fork<&buffer_pool::mutex_of>();
+    return p;
+  }();
+  return *pool;
+}
+
+PALLAS_DECL std::mutex& buffer_pool::mutex_of() { return instance().mutex_; }
+
+PALLAS_DECL void* buffer_pool::take(std::size_t bytes) {
+  if (!checked_mode && bytes >= min_bytes) {
+    std::lock_guard lock(mutex_);
+    if (auto it = free_.find(bytes); it != free_.end() && !it->second.empty()) {
+      void* p = it->second.back();  // the latest given back: the likeliest still in cache
+      it->second.pop_back();
+      cached_ -= bytes;
+      return p;
+    }
+  }
+  return ::operator new(bytes, std::align_val_t{array_alignment});
+}
+
+PALLAS_DECL void buffer_pool::give(void* p, std::size_t bytes) noexcept {
+  if (!checked_mode && bytes >= min_bytes) {
+    std::lock_guard lock(mutex_);
+    if (cached_ + bytes <= max_cached_bytes) {
+      try {
+        free_[bytes].push_back(p);
+        cached_ += bytes;
+        return;
+      } catch (...) {  // no memory for the list: free the block instead
+      }
+    }
+  }
+  ::operator delete(p, std::align_val_t{array_alignment});
+}
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/buffer_pool.ipp ----
 // ---- begin pallas/detail/gemm.ipp ----
 // pl::dot's f32 GEMM: BLIS's, Eigen's, mapped on strided buffers, or the plain loop.
 
@@ -20686,9 +20544,12 @@ PALLAS_DECL void device::abandon_in_child() noexcept {
 // compilation (config.hpp) and inline in every translation unit otherwise.
 
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <sstream>
+#include <utility>
+
 
 namespace pallas::detail {
 
@@ -20834,7 +20695,263 @@ PALLAS_DECL std::string to_string(LaunchReport const& r) {
 }
 
 }  // namespace pallas::tpu
+
+namespace pallas::detail {
+
+// The report in the trace as well: a zero-length "cost" span on core 0 of its launch,
+// the HBM bytes in `bytes` and the whole printed report in `operand`.
+[[gnu::cold]] PALLAS_DECL void trace_launch_report() {
+  tpu::LaunchReport const report = tpu::last_launch_report();
+  trace::event e;
+  e.name = "cost report";
+  e.category = "cost";
+  e.launch = launch_of_this_thread();
+  e.begin_ns = e.end_ns = now_ns();
+  e.cpu_ns = 0;
+  e.bytes = report.hbm_bytes;
+  e.operand = tpu::to_string(report);
+  recorder::instance().record(std::move(e));
+}
+
+PALLAS_DECL void publish_launch_costs(core_costs const* cores, int num_cores, char const* launcher,
+                                      tpu::TpuInfo const& chip, std::optional<CostEstimate> const& estimate) {
+  raw_report& r = last_raw_report();
+  r.valid = true;
+  r.launcher = launcher;
+  r.num_cores = num_cores;
+  r.chip = chip;
+  r.estimate = estimate;
+  r.rows.clear();
+  r.core_hbm.assign(static_cast<std::size_t>(num_cores), 0);
+  r.core_narrow.assign(static_cast<std::size_t>(num_cores), 0);
+  r.core_wide.assign(static_cast<std::size_t>(num_cores), 0);
+  r.dots = 0;
+  for (int c = 0; c < num_cores; ++c) {
+    core_costs const& cc = cores[c];
+    r.core_narrow[static_cast<std::size_t>(c)] = cc.narrow_flops;
+    r.core_wide[static_cast<std::size_t>(c)] = cc.wide_flops;
+    r.dots += cc.dots;
+    for (int k = 0; k < cc.used; ++k) {
+      traffic_row const& row = cc.rows[k];
+      r.core_hbm[static_cast<std::size_t>(c)] += hbm_traffic(row.key.src, row.key.dst, row.bytes);
+      auto same = [&](traffic_row const& m) { return m.key == row.key; };
+      if (auto it = std::find_if(r.rows.begin(), r.rows.end(), same); it != r.rows.end()) {
+        it->bytes += row.bytes;
+        it->copies += row.copies;
+      } else {
+        r.rows.push_back(row);
+      }
+    }
+  }
+  if (trace::enabled()) trace_launch_report();
+}
+
+}  // namespace pallas::detail
 // ---- end pallas/tpu/cost_report.ipp ----
+// ---- begin pallas/tpu/dma_executor.ipp ----
+// The process-wide DMA executor, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL tpu::dma_executor executor_from(char const* name) {
+  if (!name || !*name) return tpu::dma_executor::automatic;
+  std::string_view const n(name);
+  if (n == "auto") return tpu::dma_executor::automatic;
+  if (n == "inline") return tpu::dma_executor::on_core;
+  if (n == "thread") return tpu::dma_executor::dma_thread;
+  fail("pallas::dma_executor: PALLAS_DMA_ENGINE='", n, "' is not one of inline, thread, auto");
+}
+
+struct executor_holder {
+  std::mutex mutex;
+  tpu::dma_executor value = executor_from(std::getenv("PALLAS_DMA_ENGINE"));
+};
+
+PALLAS_DECL std::mutex& executor_mutex();
+
+PALLAS_DECL executor_holder& executor_storage() {
+  static executor_holder* const holder = [] {
+    auto* h = new executor_holder;  // never destroyed: launches may run at exit
+    hold_across_fork<&executor_mutex>();
+    return h;
+  }();
+  return *holder;
+}
+
+PALLAS_DECL std::mutex& executor_mutex() { return executor_storage().mutex; }
+
+PALLAS_DECL dma_executor_choice launch_dma_executor() {
+  switch (tpu::get_dma_executor()) {
+    case tpu::dma_executor::on_core: return dma_executor_choice::on_core;
+    case tpu::dma_executor::dma_thread: return dma_executor_choice::thread;
+    default: return dma_executor_choice::automatic;
+  }
+}
+
+}  // namespace pallas::detail
+
+namespace pallas::tpu {
+
+PALLAS_DECL dma_executor get_dma_executor() {
+  auto& h = detail::executor_storage();
+  std::lock_guard lock(h.mutex);
+  return h.value;
+}
+
+PALLAS_DECL void set_dma_executor(dma_executor e) {
+  auto& h = detail::executor_storage();
+  std::lock_guard lock(h.mutex);
+  h.value = e;
+}
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/dma_executor.ipp ----
+// ---- begin pallas/tpu/dma_schedule.ipp ----
+// The process-wide DMA schedule, compiled once per program under separate compilation
+// (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL tpu::dma_schedule schedule_from(char const* order, char const* seed) {
+  tpu::dma_schedule s;
+  if (seed && *seed) {
+    char* end = nullptr;
+    s.seed = std::strtoull(seed, &end, 0);
+    if (!end || *end != '\0')
+      fail("pallas::dma_schedule: PALLAS_DMA_SEED='", seed, "' is not an unsigned integer");
+    s.mode = tpu::dma_execution_mode::random;
+  }
+  if (order && *order) {
+    std::string_view const o(order);
+    if (o == "on_wait")
+      s.mode = tpu::dma_execution_mode::on_wait;
+    else if (o == "eager")
+      s.mode = tpu::dma_execution_mode::eager;
+    else if (o == "random")
+      s.mode = tpu::dma_execution_mode::random;
+    else
+      fail("pallas::dma_schedule: PALLAS_DMA_ORDER='", o, "' is not one of on_wait, eager, random");
+  }
+  return s;
+}
+
+struct schedule_holder {
+  std::mutex mutex;
+  tpu::dma_schedule value = schedule_from(std::getenv("PALLAS_DMA_ORDER"), std::getenv("PALLAS_DMA_SEED"));
+};
+
+PALLAS_DECL std::mutex& schedule_mutex();
+
+PALLAS_DECL schedule_holder& schedule_storage() {
+  static schedule_holder* const holder = [] {
+    auto* h = new schedule_holder;  // never destroyed: launches may run at exit
+    hold_across_fork<&schedule_mutex>();
+    return h;
+  }();
+  return *holder;
+}
+
+PALLAS_DECL std::mutex& schedule_mutex() { return schedule_storage().mutex; }
+
+PALLAS_DECL dma_order_policy launch_dma_policy() {
+  tpu::dma_schedule const s = tpu::get_dma_schedule();
+  dma_order const order = s.mode == tpu::dma_execution_mode::eager    ? dma_order::eager
+                          : s.mode == tpu::dma_execution_mode::random ? dma_order::random
+                                                                      : dma_order::on_wait;
+  return {order, s.seed, s.yield_cores};
+}
+
+}  // namespace pallas::detail
+
+namespace pallas::tpu {
+
+PALLAS_DECL dma_schedule get_dma_schedule() {
+  auto& h = detail::schedule_storage();
+  std::lock_guard lock(h.mutex);
+  return h.value;
+}
+
+PALLAS_DECL void set_dma_schedule(dma_schedule s) {
+  auto& h = detail::schedule_storage();
+  std::lock_guard lock(h.mutex);
+  h.value = s;
+}
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/dma_schedule.ipp ----
+// ---- begin pallas/tpu/interpret_params.ipp ----
+// The process-wide interpret-mode conventions, compiled once per program under separate
+// compilation (config.hpp) and inline in every translation unit otherwise.
+
+
+#include <cstdlib>
+#include <mutex>
+#include <string_view>
+
+
+namespace pallas::detail {
+
+PALLAS_DECL tpu::race_detection race_detection_from(char const* env) {
+  if (!env || !*env) return tpu::race_detection::report;
+  std::string_view const v(env);
+  if (v == "off") return tpu::race_detection::off;
+  if (v == "report") return tpu::race_detection::report;
+  if (v == "throw") return tpu::race_detection::throw_error;
+  fail("pallas::interpret_params: PALLAS_DETECT_RACES='", v, "' is not one of off, report, throw");
+}
+
+struct interpret_holder {
+  std::mutex mutex;
+  tpu::InterpretParams value{.detect_races = race_detection_from(std::getenv("PALLAS_DETECT_RACES"))};
+};
+
+PALLAS_DECL interpret_holder& interpret_storage() {
+  static interpret_holder holder;
+  return holder;
+}
+
+PALLAS_DECL launch_conventions launch_interpret_conventions() {
+  tpu::InterpretParams const p = tpu::get_interpret_params();
+  uninitialized_policy const u = p.uninitialized == tpu::uninitialized_memory::nan    ? uninitialized_policy::nan
+                                 : p.uninitialized == tpu::uninitialized_memory::zero ? uninitialized_policy::zero
+                                                                                      : uninitialized_policy::poison;
+  race_policy const r = p.detect_races == tpu::race_detection::off           ? race_policy::off
+                        : p.detect_races == tpu::race_detection::throw_error ? race_policy::raise
+                                                                             : race_policy::report;
+  return {u, p.input_fetch == tpu::input_fetch::at_step, r};
+}
+
+}  // namespace pallas::detail
+
+namespace pallas::tpu {
+
+PALLAS_DECL InterpretParams get_interpret_params() {
+  auto& h = detail::interpret_storage();
+  std::lock_guard lock(h.mutex);
+  return h.value;
+}
+
+PALLAS_DECL void set_interpret_params(InterpretParams p) {
+  auto& h = detail::interpret_storage();
+  std::lock_guard lock(h.mutex);
+  h.value = p;
+}
+
+}  // namespace pallas::tpu
+// ---- end pallas/tpu/interpret_params.ipp ----
 // ---- begin pallas/detail/runtime/polling.ipp ----
 // A core polling a semaphore, compiled once per program under separate compilation
 // (config.hpp) and inline in every translation unit otherwise.

@@ -6,12 +6,10 @@
 
 #include <cstddef>
 #include <mutex>
-#include <new>
 #include <unordered_map>
 #include <vector>
 
 #include <pallas/config.hpp>
-#include <pallas/detail/runtime/fork_guard.hpp>
 
 namespace pallas::detail {
 
@@ -27,43 +25,15 @@ class buffer_pool {
   static constexpr std::size_t min_bytes = std::size_t{128} << 10;  // glibc's mmap threshold
   static constexpr std::size_t max_cached_bytes = std::size_t{1} << 30;
 
-  static buffer_pool& instance() {
-    static buffer_pool* const pool = [] {
-      auto* p = new buffer_pool;  // never destroyed: Arrays may outlive statics
-      hold_across_fork<&buffer_pool::mutex_of>();
-      return p;
-    }();
-    return *pool;
-  }
-  static std::mutex& mutex_of() { return instance().mutex_; }
+  /// The process's pool (never destroyed: Arrays may outlive statics).
+  static buffer_pool& instance();
+  static std::mutex& mutex_of();
 
-  void* take(std::size_t bytes) {
-    if (!checked_mode && bytes >= min_bytes) {
-      std::lock_guard lock(mutex_);
-      if (auto it = free_.find(bytes); it != free_.end() && !it->second.empty()) {
-        void* p = it->second.back();  // the latest given back: the likeliest still in cache
-        it->second.pop_back();
-        cached_ -= bytes;
-        return p;
-      }
-    }
-    return ::operator new(bytes, std::align_val_t{array_alignment});
-  }
-
-  void give(void* p, std::size_t bytes) noexcept {
-    if (!checked_mode && bytes >= min_bytes) {
-      std::lock_guard lock(mutex_);
-      if (cached_ + bytes <= max_cached_bytes) {
-        try {
-          free_[bytes].push_back(p);
-          cached_ += bytes;
-          return;
-        } catch (...) {  // no memory for the list: free the block instead
-        }
-      }
-    }
-    ::operator delete(p, std::align_val_t{array_alignment});
-  }
+  /// `bytes` of memory aligned to array_alignment: a buffer of that size given back
+  /// earlier, or fresh.
+  void* take(std::size_t bytes);
+  /// Gives back what take(bytes) returned: kept for reuse, or freed.
+  void give(void* p, std::size_t bytes) noexcept;
 
  private:
   std::mutex mutex_;
@@ -72,3 +42,7 @@ class buffer_pool {
 };
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/detail/buffer_pool.ipp>
+#endif

@@ -6,9 +6,7 @@
 #include <cstddef>
 #include <type_traits>
 
-#include <boost/hana/find_if.hpp>
-#include <boost/hana/optional.hpp>
-#include <boost/hana/tuple.hpp>
+#include <boost/hana/functional/arg.hpp>
 #include <boost/mp11/algorithm.hpp>
 #include <boost/mp11/list.hpp>
 
@@ -18,22 +16,21 @@ namespace pallas::detail {
 /// option type need not be default-constructible).
 template <template <class> class Pred, class Fallback, class... Options>
 constexpr auto option_or(Options const&... options) {
-  namespace hana = boost::hana;
-  if constexpr ((Pred<Options>::value || ...)) {
-    return hana::find_if(hana::make_tuple(options...), [](auto const& o) {
-             return hana::bool_c<Pred<std::remove_cvref_t<decltype(o)>>::value>;
-           }).value();
-  } else {
+  constexpr std::size_t found = boost::mp11::mp_find_if<boost::mp11::mp_list<Options...>, Pred>::value;
+  if constexpr (found < sizeof...(Options))
+    return boost::hana::arg<found + 1>(options...);
+  else
     return Fallback{};
-  }
 }
+
+/// The type of the first option in the mp_list List whose type satisfies Pred, else Fallback.
+template <template <class> class Pred, class Fallback, class List>
+using option_type_in = boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<boost::mp11::mp_copy_if<List, Pred>>::value,
+                                                 Fallback, boost::mp11::mp_front, boost::mp11::mp_copy_if<List, Pred>>;
 
 /// The type option_or<Pred, Fallback>(Options...) returns.
 template <template <class> class Pred, class Fallback, class... Options>
-using option_type_or =
-    boost::mp11::mp_eval_if_c<boost::mp11::mp_empty<boost::mp11::mp_copy_if<boost::mp11::mp_list<Options...>, Pred>>::value,
-                              Fallback, boost::mp11::mp_front,
-                              boost::mp11::mp_copy_if<boost::mp11::mp_list<Options...>, Pred>>;
+using option_type_or = option_type_in<Pred, Fallback, boost::mp11::mp_list<Options...>>;
 
 /// How many options satisfy Pred.
 template <template <class> class Pred, class... Options>

@@ -5,7 +5,6 @@
 // count (not a Pallas option: Pallas uses the device's).
 
 #include <cstdint>
-#include <tuple>
 #include <type_traits>
 
 namespace pallas {
@@ -45,14 +44,13 @@ template <int N>
 inline constexpr num_cores_t<N> num_cores{};
 
 /// `pltpu.CompilerParams(dimension_semantics=..., vmem_limit_bytes=...)`.
+/// Its parameters are stateless: the type holds them all.
 template <class... P>
-struct compiler_params_t {
-  std::tuple<P...> params;  ///< the options given
-};
+struct compiler_params_t {};
 /// `compiler_params=pltpu.CompilerParams(...)`: `pltpu::compiler_params(pltpu::dimension_semantics<...>, pltpu::vmem_limit_bytes<N>)`.
 template <class... P>
-constexpr compiler_params_t<P...> compiler_params(P const&... params) {
-  return {std::tuple<P...>{params...}};
+constexpr compiler_params_t<P...> compiler_params(P const&...) {
+  return {};
 }
 
 }  // namespace tpu
@@ -71,19 +69,6 @@ template <class T>
 struct is_num_cores_option : std::false_type {};
 template <int N>
 struct is_num_cores_option<tpu::num_cores_t<N>> : std::true_type {};
-template <class T>
-struct is_compiler_params : std::false_type {};
-template <class... P>
-struct is_compiler_params<tpu::compiler_params_t<P...>> : std::true_type {};
-
-// Compiler params are flattened into the option list.
-template <class O>
-constexpr auto flatten_option(O const& o) {
-  if constexpr (is_compiler_params<O>::value)
-    return o.params;
-  else
-    return std::tuple<O>{o};
-}
 
 }  // namespace detail
 

@@ -30,7 +30,6 @@
 // A pl::CostEstimate passed to pallas_call is kept in the report beside the measured
 // counts (measured / estimated ratios of flops and bytes_accessed).
 
-#include <algorithm>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -43,7 +42,6 @@
 #include <pallas/detail/runtime/cost_counters.hpp>
 #include <pallas/memory_space.hpp>
 #include <pallas/tpu/chip.hpp>
-#include <pallas/trace/recorder.hpp>
 
 namespace pallas::tpu {
 
@@ -171,6 +169,11 @@ std::string to_string(LaunchReport const& r);
 
 namespace pallas::detail {
 
+/// Merges the counters of a launch's `num_cores` cores into the launching thread's report
+/// (and the trace, when tracing).
+PALLAS_DECL void publish_launch_costs(core_costs const* cores, int num_cores, char const* launcher,
+                                      tpu::TpuInfo const& chip, std::optional<CostEstimate> const& estimate);
+
 /// The counters of one launch on Cores cores: each core's job holds a `scope(core)` for its
 /// extent; `publish` merges them into the launching thread's report once every core is done.
 template <int Cores>
@@ -180,50 +183,7 @@ struct launch_costs {
   costs_scope scope(int core) noexcept { return costs_scope(cores[core]); }
 
   void publish(char const* launcher, tpu::TpuInfo const& chip, std::optional<CostEstimate> const& estimate = {}) {
-    raw_report& r = last_raw_report();
-    r.valid = true;
-    r.launcher = launcher;
-    r.num_cores = Cores;
-    r.chip = chip;
-    r.estimate = estimate;
-    r.rows.clear();
-    r.core_hbm.assign(Cores, 0);
-    r.core_narrow.assign(Cores, 0);
-    r.core_wide.assign(Cores, 0);
-    r.dots = 0;
-    for (int c = 0; c < Cores; ++c) {
-      core_costs const& cc = cores[c];
-      r.core_narrow[static_cast<std::size_t>(c)] = cc.narrow_flops;
-      r.core_wide[static_cast<std::size_t>(c)] = cc.wide_flops;
-      r.dots += cc.dots;
-      for (int k = 0; k < cc.used; ++k) {
-        traffic_row const& row = cc.rows[k];
-        r.core_hbm[static_cast<std::size_t>(c)] += hbm_traffic(row.key.src, row.key.dst, row.bytes);
-        auto same = [&](traffic_row const& m) { return m.key == row.key; };
-        if (auto it = std::find_if(r.rows.begin(), r.rows.end(), same); it != r.rows.end()) {
-          it->bytes += row.bytes;
-          it->copies += row.copies;
-        } else {
-          r.rows.push_back(row);
-        }
-      }
-    }
-    if (trace::enabled()) trace_report();
-  }
-
-  // The report in the trace as well: a zero-length "cost" span on core 0 of its launch,
-  // the HBM bytes in `bytes` and the whole printed report in `operand`.
-  [[gnu::cold]] static void trace_report() {
-    tpu::LaunchReport const report = tpu::last_launch_report();
-    trace::event e;
-    e.name = "cost report";
-    e.category = "cost";
-    e.launch = detail::launch_of_this_thread();
-    e.begin_ns = e.end_ns = detail::now_ns();
-    e.cpu_ns = 0;
-    e.bytes = report.hbm_bytes;
-    e.operand = tpu::to_string(report);
-    detail::recorder::instance().record(std::move(e));
+    publish_launch_costs(cores, Cores, launcher, chip, estimate);
   }
 };
 

@@ -5,9 +5,13 @@
 
 #include <pallas/tpu/cost_report.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <sstream>
+#include <utility>
+
+#include <pallas/trace/recorder.hpp>
 
 namespace pallas::detail {
 
@@ -153,3 +157,55 @@ PALLAS_DECL std::string to_string(LaunchReport const& r) {
 }
 
 }  // namespace pallas::tpu
+
+namespace pallas::detail {
+
+// The report in the trace as well: a zero-length "cost" span on core 0 of its launch,
+// the HBM bytes in `bytes` and the whole printed report in `operand`.
+[[gnu::cold]] PALLAS_DECL void trace_launch_report() {
+  tpu::LaunchReport const report = tpu::last_launch_report();
+  trace::event e;
+  e.name = "cost report";
+  e.category = "cost";
+  e.launch = launch_of_this_thread();
+  e.begin_ns = e.end_ns = now_ns();
+  e.cpu_ns = 0;
+  e.bytes = report.hbm_bytes;
+  e.operand = tpu::to_string(report);
+  recorder::instance().record(std::move(e));
+}
+
+PALLAS_DECL void publish_launch_costs(core_costs const* cores, int num_cores, char const* launcher,
+                                      tpu::TpuInfo const& chip, std::optional<CostEstimate> const& estimate) {
+  raw_report& r = last_raw_report();
+  r.valid = true;
+  r.launcher = launcher;
+  r.num_cores = num_cores;
+  r.chip = chip;
+  r.estimate = estimate;
+  r.rows.clear();
+  r.core_hbm.assign(static_cast<std::size_t>(num_cores), 0);
+  r.core_narrow.assign(static_cast<std::size_t>(num_cores), 0);
+  r.core_wide.assign(static_cast<std::size_t>(num_cores), 0);
+  r.dots = 0;
+  for (int c = 0; c < num_cores; ++c) {
+    core_costs const& cc = cores[c];
+    r.core_narrow[static_cast<std::size_t>(c)] = cc.narrow_flops;
+    r.core_wide[static_cast<std::size_t>(c)] = cc.wide_flops;
+    r.dots += cc.dots;
+    for (int k = 0; k < cc.used; ++k) {
+      traffic_row const& row = cc.rows[k];
+      r.core_hbm[static_cast<std::size_t>(c)] += hbm_traffic(row.key.src, row.key.dst, row.bytes);
+      auto same = [&](traffic_row const& m) { return m.key == row.key; };
+      if (auto it = std::find_if(r.rows.begin(), r.rows.end(), same); it != r.rows.end()) {
+        it->bytes += row.bytes;
+        it->copies += row.copies;
+      } else {
+        r.rows.push_back(row);
+      }
+    }
+  }
+  if (trace::enabled()) trace_launch_report();
+}
+
+}  // namespace pallas::detail

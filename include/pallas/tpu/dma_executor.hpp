@@ -27,14 +27,9 @@
 //
 // PALLAS_DMA_ENGINE=inline|thread|auto sets the initial choice.
 
-#include <cstdlib>
-#include <mutex>
-#include <string_view>
-
+#include <pallas/config.hpp>
 #include <pallas/detail/runtime/dma_order.hpp>
 #include <pallas/detail/runtime/executor_tuner.hpp>
-#include <pallas/detail/runtime/fork_guard.hpp>
-#include <pallas/error.hpp>
 
 namespace pallas::tpu {
 
@@ -47,50 +42,18 @@ enum class dma_executor { automatic, on_core, dma_thread };
 namespace pallas::detail {
 
 /// The executor PALLAS_DMA_ENGINE names (null or empty: automatic).
-inline tpu::dma_executor executor_from(char const* name) {
-  if (!name || !*name) return tpu::dma_executor::automatic;
-  std::string_view const n(name);
-  if (n == "auto") return tpu::dma_executor::automatic;
-  if (n == "inline") return tpu::dma_executor::on_core;
-  if (n == "thread") return tpu::dma_executor::dma_thread;
-  fail("pallas::dma_executor: PALLAS_DMA_ENGINE='", n, "' is not one of inline, thread, auto");
-}
+PALLAS_DECL tpu::dma_executor executor_from(char const* name);
 
-struct executor_holder {
-  std::mutex mutex;
-  tpu::dma_executor value = executor_from(std::getenv("PALLAS_DMA_ENGINE"));
-};
-
-inline std::mutex& executor_mutex();
-
-inline executor_holder& executor_storage() {
-  static executor_holder* const holder = [] {
-    auto* h = new executor_holder;  // never destroyed: launches may run at exit
-    hold_across_fork<&executor_mutex>();
-    return h;
-  }();
-  return *holder;
-}
-
-inline std::mutex& executor_mutex() { return executor_storage().mutex; }
 
 }  // namespace pallas::detail
 
 namespace pallas::tpu {
 
 /// The executor the next launch uses.
-inline dma_executor get_dma_executor() {
-  auto& h = detail::executor_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL dma_executor get_dma_executor();
 
 /// Sets the executor of the launches that start from now on.
-inline void set_dma_executor(dma_executor e) {
-  auto& h = detail::executor_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = e;
-}
+PALLAS_DECL void set_dma_executor(dma_executor e);
 
 /// The executor the calling thread's last launch ran with: dma_thread (the DMA thread
 /// served its copies) or on_core; automatic before the thread's first launch. Under the
@@ -121,12 +84,10 @@ class scoped_dma_executor {
 namespace pallas::detail {
 
 /// The executor of a launch that starts now.
-inline dma_executor_choice launch_dma_executor() {
-  switch (tpu::get_dma_executor()) {
-    case tpu::dma_executor::on_core: return dma_executor_choice::on_core;
-    case tpu::dma_executor::dma_thread: return dma_executor_choice::thread;
-    default: return dma_executor_choice::automatic;
-  }
-}
+PALLAS_DECL dma_executor_choice launch_dma_executor();
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/tpu/dma_executor.ipp>
+#endif

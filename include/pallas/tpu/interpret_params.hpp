@@ -35,17 +35,9 @@
 // The DMA order (InterpretParams.dma_execution_mode) is pltpu::set_dma_schedule. Race
 // detection needs checked mode (PALLAS_CHECKED=1): without it there is none.
 
-#include <cstdlib>
-#include <limits>
-#include <mutex>
-#include <string_view>
-#include <type_traits>
-
 #include <pallas/config.hpp>
 #include <pallas/detail/runtime/dma_order.hpp>
 #include <pallas/detail/runtime/uninitialized.hpp>
-#include <pallas/dtype.hpp>
-#include <pallas/error.hpp>
 
 namespace pallas::tpu {
 
@@ -70,42 +62,17 @@ struct InterpretParams {
 namespace pallas::detail {
 
 /// The default of detect_races: PALLAS_DETECT_RACES (off, report, throw), else report.
-inline tpu::race_detection race_detection_from(char const* env) {
-  if (!env || !*env) return tpu::race_detection::report;
-  std::string_view const v(env);
-  if (v == "off") return tpu::race_detection::off;
-  if (v == "report") return tpu::race_detection::report;
-  if (v == "throw") return tpu::race_detection::throw_error;
-  fail("pallas::interpret_params: PALLAS_DETECT_RACES='", v, "' is not one of off, report, throw");
-}
-
-struct interpret_holder {
-  std::mutex mutex;
-  tpu::InterpretParams value{.detect_races = race_detection_from(std::getenv("PALLAS_DETECT_RACES"))};
-};
-
-inline interpret_holder& interpret_storage() {
-  static interpret_holder holder;
-  return holder;
-}
+PALLAS_DECL tpu::race_detection race_detection_from(char const* env);
 
 }  // namespace pallas::detail
 
 namespace pallas::tpu {
 
 /// The conventions the next launches use.
-inline InterpretParams get_interpret_params() {
-  auto& h = detail::interpret_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL InterpretParams get_interpret_params();
 
 /// Sets the conventions the next launches use (all threads).
-inline void set_interpret_params(InterpretParams p) {
-  auto& h = detail::interpret_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = p;
-}
+PALLAS_DECL void set_interpret_params(InterpretParams p);
 
 /// Sets conventions for its lifetime, then restores the previous ones.
 class scoped_interpret_params {
@@ -125,15 +92,10 @@ class scoped_interpret_params {
 namespace pallas::detail {
 
 /// The policy of a launch that starts now.
-inline launch_conventions launch_interpret_conventions() {
-  tpu::InterpretParams const p = tpu::get_interpret_params();
-  uninitialized_policy const u = p.uninitialized == tpu::uninitialized_memory::nan    ? uninitialized_policy::nan
-                                 : p.uninitialized == tpu::uninitialized_memory::zero ? uninitialized_policy::zero
-                                                                                      : uninitialized_policy::poison;
-  race_policy const r = p.detect_races == tpu::race_detection::off           ? race_policy::off
-                        : p.detect_races == tpu::race_detection::throw_error ? race_policy::raise
-                                                                             : race_policy::report;
-  return {u, p.input_fetch == tpu::input_fetch::at_step, r};
-}
+PALLAS_DECL launch_conventions launch_interpret_conventions();
 
 }  // namespace pallas::detail
+
+#if PALLAS_DEFINE_RUNTIME
+#  include <pallas/tpu/interpret_params.ipp>
+#endif
