@@ -7329,7 +7329,7 @@ class dma_engine {
 
   // The operations (dma_engine_ops.hpp). `core` is the core that owns this engine.
   void reset(dma_order_policy order, std::uint64_t core_seed, dma_thread* thread, std::int64_t thread_min_bytes);
-  void start(core_state& core, dma_task task, place where);
+  void start(core_state& core, dma_task const& task, place where);
   void wait(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value, char const* who, place where);
   void finish(core_state& core);
   /// A copy that completes before the caller goes on (sync_copy): moved now, on the core.
@@ -17692,12 +17692,14 @@ struct option_types {
 };
 template <class... P>
 struct option_types<tpu::compiler_params_t<P...>> {
-  static_assert((is_compiler_parameter<P>::value && ...),
-                "pallas::pallas_call: compiler_params(...) takes pltpu::dimension_semantics<...>, "
-                "pltpu::vmem_limit_bytes<n>, pltpu::num_cores<n>, pltpu::num_scalar_prefetch<n> and "
-                "pltpu::no_tiling_check; pass the other options to pallas_call itself");
   using type = boost::mp11::mp_list<P...>;
 };
+
+/// Whether option O holds only what compiler_params may (any other option is no compiler_params).
+template <class O>
+inline constexpr bool holds_compiler_parameters_only = true;
+template <class... P>
+inline constexpr bool holds_compiler_parameters_only<tpu::compiler_params_t<P...>> = (is_compiler_parameter<P>::value && ...);
 
 /// pallas_call over its options: the types searched with compiler_params flattened, the
 /// values (grid, specs, outputs, name, estimate) at the top level, where they must be.
@@ -17710,6 +17712,11 @@ constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
                 "pl::in_specs(...), pl::out_specs(...), pl::scratch_shapes<...>, pltpu::compiler_params(...), "
                 "pltpu::dimension_semantics<...>, pltpu::vmem_limit_bytes<n>, pltpu::num_scalar_prefetch<n>, "
                 "pl::input_output_aliases<...>, pltpu::num_cores<n>, pltpu::no_tiling_check, pl::name(...) and pl::CostEstimate{...}");
+  // A value option given inside compiler_params would be lost: only types are kept there.
+  static_assert((holds_compiler_parameters_only<Options> && ...),
+                "pallas::pallas_call: compiler_params(...) takes pltpu::dimension_semantics<...>, "
+                "pltpu::vmem_limit_bytes<n>, pltpu::num_cores<n>, pltpu::num_scalar_prefetch<n> and "
+                "pltpu::no_tiling_check; pass the other options to pallas_call itself");
   static_assert(count_options<is_name_option, Options...> <= 1, "pallas::pallas_call: at most one pl::name(...)");
   using grid_type = option_type_in<is_grid, grid_t<>, list>;
   using ins_option = option_type_in<is_in_specs, in_specs_t<>, list>;
@@ -19106,10 +19113,16 @@ PALLAS_DECL void dma_engine::run_now(core_state& core, dma_task const& task, pla
   task.signal();
 }
 
+// The copy runs where it is queued and leaves the queue after, even when it throws: copied
+// out first (256 bytes, in 64-byte blocks), its fields read back at once stalled the core,
+// about 10 ns of a 4 KiB round trip. Nothing a copy runs touches the queue.
 PALLAS_DECL void dma_engine::run_queued_at(core_state& core, std::size_t k, place where) {
-  dma_task const task = queue_[k];
-  queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(k));
-  run_now(core, task, where);
+  struct leave_queue {
+    std::vector<dma_task>& queue;
+    std::size_t k;
+    ~leave_queue() { queue.erase(queue.begin() + static_cast<std::ptrdiff_t>(k)); }
+  } const leave{queue_, k};
+  run_now(core, queue_[k], where);
 }
 
 /// Runs one queued copy that signals `cell` (the oldest, or a random one in the random
@@ -19143,23 +19156,32 @@ PALLAS_DECL void dma_engine::maybe_complete_early(core_state& core, place where)
   run_queued_at(core, static_cast<std::size_t>((r >> 2) % queue_.size()), where);
 }
 
-PALLAS_DECL void dma_engine::start(core_state& core, dma_task task, place where) {
+// `task` by reference, copied once where it is kept: taken by value, the 256-byte task the
+// caller had just written field by field was copied into the argument area and again into
+// the queue, 15-20 ns of a 4 KiB round trip (benchmarks/dma_roundtrip.cpp: 80 ns against
+// 99 ns).
+PALLAS_DECL void dma_engine::start(core_state& core, dma_task const& task, place where) {
   end_polling(core);
   ++copy_count_;
-  if (!task.tracked) task.id = copy_count_;
+  std::uint64_t const id = task.tracked ? task.id : copy_count_;
+  auto const numbered = [&] {
+    dma_task t = task;
+    t.id = id;
+    return t;
+  };
   if constexpr (checked_mode) {
     if (core.checked.races)
       core.checked.race_copy(task.src_region(), task.dst_region(), task.semaphore,
                              where.known() ? "async copy" : "pipeline copy", where);
   }
   if (order_.order == dma_order::eager) {
-    run_now(core, task, where);
+    run_now(core, numbered(), where);
     return;
   }
   if (order_.order == dma_order::random) {
     perturb(core);
     if ((next_random() & 3) == 0) {
-      run_now(core, task, where);
+      run_now(core, numbered(), where);
       return;
     }
   }
@@ -19167,10 +19189,11 @@ PALLAS_DECL void dma_engine::start(core_state& core, dma_task task, place where)
   // gets no more of this launch's copies (dma_thread_health).
   if (thread_ && !task.tracked && !task.streaming && task.bytes >= thread_min_bytes_ &&
       !(thread_min_bytes_ > 0 && dma_thread_health::starved())) {
-    publish(task, core.launch->id);
+    publish(numbered(), core.launch->id);
     return;
   }
   queue_.push_back(task);
+  queue_.back().id = id;
 }
 
 PALLAS_DECL void dma_engine::wait(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value,
@@ -19182,8 +19205,10 @@ PALLAS_DECL void dma_engine::wait(core_state& core, std::atomic<std::int32_t>& c
     perturb(core);
     maybe_complete_early(core, where);
   }
-  bool const spin = spinning_pays(launch.num_cores);
-  bool const spin_on_thread = spinning_pays(launch.num_cores + 1);
+  // Whether a spin pays (this launch's cores alone, and with the DMA thread), asked when a
+  // spin is near: most waits find their copy queued and never spin.
+  auto const spin = [&] { return spinning_pays(launch.num_cores); };
+  auto const spin_on_thread = [&] { return spinning_pays(launch.num_cores + 1); };
   struct wait_scope {  // checked mode: moves inside the wait snapshot when it ends
     checked_state& c;
     explicit wait_scope(checked_state& s) : c(s) { c.in_wait = checked_mode; }
@@ -19223,7 +19248,8 @@ PALLAS_DECL void dma_engine::wait(core_state& core, std::atomic<std::int32_t>& c
       blocked.leave();
       auto const deadline = std::chrono::steady_clock::now() + spin_budget;
       std::int32_t seen = c->done.load(std::memory_order_acquire);
-      for (int s = 1; spin_on_thread && seen < c->chunks; ++s) {
+      bool const spin_here = spin_on_thread();
+      for (int s = 1; spin_here && seen < c->chunks; ++s) {
         cpu_relax();
         seen = c->done.load(std::memory_order_acquire);
         if ((s & 63) == 0 && std::chrono::steady_clock::now() > deadline) break;
@@ -19247,7 +19273,7 @@ PALLAS_DECL void dma_engine::wait(core_state& core, std::atomic<std::int32_t>& c
       k = 0;
       continue;
     }
-    if (k < 2048 && spin) {
+    if (k < 2048 && spin()) {
       cpu_relax();
     } else if (k < 4096) {
       std::this_thread::yield();

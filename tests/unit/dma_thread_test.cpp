@@ -5,12 +5,16 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <pallas/pallas.hpp>
 
@@ -39,11 +43,10 @@ bool may_raise_by_the_rules() {
   return getrlimit(RLIMIT_NICE, &limit) == 0 && (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= 20);
 }
 
-// The one thread of this process at SCHED_IDLE (/proc/self/task/<tid>/stat, field 41), or
-// -1 when there is not exactly one.
-pid_t only_idle_task() {
-  pid_t found = -1;
-  int count = 0;
+// The threads of this process at SCHED_IDLE (/proc/self/task/<tid>/stat, field 41): the
+// device's parked DMA threads too, when earlier tests launched kernels in this process.
+std::set<pid_t> idle_tasks() {
+  std::set<pid_t> found;
   for (auto const& task : std::filesystem::directory_iterator("/proc/self/task")) {
     std::ifstream stat(task.path() / "stat");
     std::string line;
@@ -52,12 +55,16 @@ pid_t only_idle_task() {
     std::string field;
     for (int k = 3; k <= 41 && fields >> field; ++k) {
     }
-    if (field == std::to_string(SCHED_IDLE)) {
-      found = static_cast<pid_t>(std::stol(task.path().filename().string()));
-      ++count;
-    }
+    if (field == std::to_string(SCHED_IDLE)) found.insert(static_cast<pid_t>(std::stol(task.path().filename().string())));
   }
-  return count == 1 ? found : -1;
+  return found;
+}
+
+// The one SCHED_IDLE thread in `now` and not in `before`, or -1.
+pid_t the_new_idle_task(std::set<pid_t> const& before, std::set<pid_t> const& now) {
+  std::vector<pid_t> added;
+  std::set_difference(now.begin(), now.end(), before.begin(), before.end(), std::back_inserter(added));
+  return added.size() == 1 ? added.front() : -1;
 }
 
 }  // namespace
@@ -96,9 +103,10 @@ TEST_CASE("dma_thread: a lend raises the thread even when it says it was lent al
     WARN("this process may not raise a thread out of SCHED_IDLE: only the normal-priority thread is tested");
     return;
   }
+  std::set<pid_t> const idle_before = idle_tasks();
   dma_thread thread(dma_thread_priority::idle_until_lent);
   REQUIRE(eventually([&] { return thread.parked(); }));
-  pid_t const tid = only_idle_task();
+  pid_t const tid = the_new_idle_task(idle_before, idle_tasks());
   REQUIRE(tid > 0);
   // The kernel's policy of the thread (pthread_getschedparam would give glibc's copy).
   thread.lend_priority();

@@ -59,7 +59,7 @@ class dma_engine {
 
   // The operations (dma_engine_ops.hpp). `core` is the core that owns this engine.
   void reset(dma_order_policy order, std::uint64_t core_seed, dma_thread* thread, std::int64_t thread_min_bytes);
-  void start(core_state& core, dma_task task, place where);
+  void start(core_state& core, dma_task const& task, place where);
   void wait(core_state& core, std::atomic<std::int32_t>& cell, std::int32_t value, char const* who, place where);
   void finish(core_state& core);
   /// A copy that completes before the caller goes on (sync_copy): moved now, on the core.
