@@ -20780,9 +20780,59 @@ PALLAS_DECL void publish_launch_costs(core_costs const* cores, int num_cores, ch
 
 
 #include <cstdlib>
-#include <mutex>
 #include <string_view>
 
+// ---- begin pallas/detail/runtime/process_setting.hpp ----
+// A process-wide setting that every launch reads and any thread may set (the DMA executor,
+// the DMA schedule, the interpret-mode conventions): a value behind a mutex, made once from
+// the environment, never destroyed (launches may run at exit), its mutex held across fork.
+//
+//   tpu::dma_executor executor_from_environment();                 // the initial value
+//   process_setting<&executor_from_environment>::get();            // any thread
+//   process_setting<&executor_from_environment>::set(value);
+
+#include <mutex>
+
+
+namespace pallas::detail {
+
+template <auto Initial>
+class process_setting {
+ public:
+  using value_type = decltype(Initial());
+
+  static value_type get() {
+    holder& h = instance();
+    std::lock_guard lock(h.mutex);
+    return h.value;
+  }
+
+  static void set(value_type v) {
+    holder& h = instance();
+    std::lock_guard lock(h.mutex);
+    h.value = v;
+  }
+
+ private:
+  struct holder {
+    std::mutex mutex;
+    value_type value = Initial();
+  };
+
+  static holder& instance() {
+    static holder* const h = [] {
+      auto* made = new holder;  // never destroyed: launches may run at exit
+      hold_across_fork<&mutex_of>();
+      return made;
+    }();
+    return *h;
+  }
+
+  static std::mutex& mutex_of() { return instance().mutex; }
+};
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/runtime/process_setting.hpp ----
 
 namespace pallas::detail {
 
@@ -20795,23 +20845,10 @@ PALLAS_DECL tpu::dma_executor executor_from(char const* name) {
   fail("pallas::dma_executor: PALLAS_DMA_ENGINE='", n, "' is not one of inline, thread, auto");
 }
 
-struct executor_holder {
-  std::mutex mutex;
-  tpu::dma_executor value = executor_from(std::getenv("PALLAS_DMA_ENGINE"));
-};
+// The executor the environment asks for (PALLAS_DMA_ENGINE).
+inline tpu::dma_executor executor_from_environment() { return executor_from(std::getenv("PALLAS_DMA_ENGINE")); }
 
-PALLAS_DECL std::mutex& executor_mutex();
-
-PALLAS_DECL executor_holder& executor_storage() {
-  static executor_holder* const holder = [] {
-    auto* h = new executor_holder;  // never destroyed: launches may run at exit
-    hold_across_fork<&executor_mutex>();
-    return h;
-  }();
-  return *holder;
-}
-
-PALLAS_DECL std::mutex& executor_mutex() { return executor_storage().mutex; }
+using executor_setting = process_setting<&executor_from_environment>;
 
 PALLAS_DECL dma_executor_choice launch_dma_executor() {
   switch (tpu::get_dma_executor()) {
@@ -20825,17 +20862,9 @@ PALLAS_DECL dma_executor_choice launch_dma_executor() {
 
 namespace pallas::tpu {
 
-PALLAS_DECL dma_executor get_dma_executor() {
-  auto& h = detail::executor_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL dma_executor get_dma_executor() { return detail::executor_setting::get(); }
 
-PALLAS_DECL void set_dma_executor(dma_executor e) {
-  auto& h = detail::executor_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = e;
-}
+PALLAS_DECL void set_dma_executor(dma_executor e) { detail::executor_setting::set(e); }
 
 }  // namespace pallas::tpu
 // ---- end pallas/tpu/dma_executor.ipp ----
@@ -20845,7 +20874,6 @@ PALLAS_DECL void set_dma_executor(dma_executor e) {
 
 
 #include <cstdlib>
-#include <mutex>
 #include <string_view>
 
 
@@ -20874,23 +20902,12 @@ PALLAS_DECL tpu::dma_schedule schedule_from(char const* order, char const* seed)
   return s;
 }
 
-struct schedule_holder {
-  std::mutex mutex;
-  tpu::dma_schedule value = schedule_from(std::getenv("PALLAS_DMA_ORDER"), std::getenv("PALLAS_DMA_SEED"));
-};
-
-PALLAS_DECL std::mutex& schedule_mutex();
-
-PALLAS_DECL schedule_holder& schedule_storage() {
-  static schedule_holder* const holder = [] {
-    auto* h = new schedule_holder;  // never destroyed: launches may run at exit
-    hold_across_fork<&schedule_mutex>();
-    return h;
-  }();
-  return *holder;
+// The schedule the environment asks for (PALLAS_DMA_ORDER, PALLAS_DMA_SEED).
+inline tpu::dma_schedule schedule_from_environment() {
+  return schedule_from(std::getenv("PALLAS_DMA_ORDER"), std::getenv("PALLAS_DMA_SEED"));
 }
 
-PALLAS_DECL std::mutex& schedule_mutex() { return schedule_storage().mutex; }
+using schedule_setting = process_setting<&schedule_from_environment>;
 
 PALLAS_DECL dma_order_policy launch_dma_policy() {
   tpu::dma_schedule const s = tpu::get_dma_schedule();
@@ -20904,17 +20921,9 @@ PALLAS_DECL dma_order_policy launch_dma_policy() {
 
 namespace pallas::tpu {
 
-PALLAS_DECL dma_schedule get_dma_schedule() {
-  auto& h = detail::schedule_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL dma_schedule get_dma_schedule() { return detail::schedule_setting::get(); }
 
-PALLAS_DECL void set_dma_schedule(dma_schedule s) {
-  auto& h = detail::schedule_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = s;
-}
+PALLAS_DECL void set_dma_schedule(dma_schedule s) { detail::schedule_setting::set(s); }
 
 }  // namespace pallas::tpu
 // ---- end pallas/tpu/dma_schedule.ipp ----
@@ -20924,7 +20933,6 @@ PALLAS_DECL void set_dma_schedule(dma_schedule s) {
 
 
 #include <cstdlib>
-#include <mutex>
 #include <string_view>
 
 
@@ -20939,15 +20947,12 @@ PALLAS_DECL tpu::race_detection race_detection_from(char const* env) {
   fail("pallas::interpret_params: PALLAS_DETECT_RACES='", v, "' is not one of off, report, throw");
 }
 
-struct interpret_holder {
-  std::mutex mutex;
-  tpu::InterpretParams value{.detect_races = race_detection_from(std::getenv("PALLAS_DETECT_RACES"))};
-};
-
-PALLAS_DECL interpret_holder& interpret_storage() {
-  static interpret_holder holder;
-  return holder;
+// The conventions the environment asks for (PALLAS_DETECT_RACES).
+inline tpu::InterpretParams interpret_params_from_environment() {
+  return {.detect_races = race_detection_from(std::getenv("PALLAS_DETECT_RACES"))};
 }
+
+using interpret_setting = process_setting<&interpret_params_from_environment>;
 
 PALLAS_DECL launch_conventions launch_interpret_conventions() {
   tpu::InterpretParams const p = tpu::get_interpret_params();
@@ -20964,17 +20969,9 @@ PALLAS_DECL launch_conventions launch_interpret_conventions() {
 
 namespace pallas::tpu {
 
-PALLAS_DECL InterpretParams get_interpret_params() {
-  auto& h = detail::interpret_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL InterpretParams get_interpret_params() { return detail::interpret_setting::get(); }
 
-PALLAS_DECL void set_interpret_params(InterpretParams p) {
-  auto& h = detail::interpret_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = p;
-}
+PALLAS_DECL void set_interpret_params(InterpretParams p) { detail::interpret_setting::set(p); }
 
 }  // namespace pallas::tpu
 // ---- end pallas/tpu/interpret_params.ipp ----

@@ -6,10 +6,9 @@
 #include <pallas/tpu/dma_executor.hpp>
 
 #include <cstdlib>
-#include <mutex>
 #include <string_view>
 
-#include <pallas/detail/runtime/fork_guard.hpp>
+#include <pallas/detail/runtime/process_setting.hpp>
 #include <pallas/error.hpp>
 
 namespace pallas::detail {
@@ -23,23 +22,10 @@ PALLAS_DECL tpu::dma_executor executor_from(char const* name) {
   fail("pallas::dma_executor: PALLAS_DMA_ENGINE='", n, "' is not one of inline, thread, auto");
 }
 
-struct executor_holder {
-  std::mutex mutex;
-  tpu::dma_executor value = executor_from(std::getenv("PALLAS_DMA_ENGINE"));
-};
+// The executor the environment asks for (PALLAS_DMA_ENGINE).
+inline tpu::dma_executor executor_from_environment() { return executor_from(std::getenv("PALLAS_DMA_ENGINE")); }
 
-PALLAS_DECL std::mutex& executor_mutex();
-
-PALLAS_DECL executor_holder& executor_storage() {
-  static executor_holder* const holder = [] {
-    auto* h = new executor_holder;  // never destroyed: launches may run at exit
-    hold_across_fork<&executor_mutex>();
-    return h;
-  }();
-  return *holder;
-}
-
-PALLAS_DECL std::mutex& executor_mutex() { return executor_storage().mutex; }
+using executor_setting = process_setting<&executor_from_environment>;
 
 PALLAS_DECL dma_executor_choice launch_dma_executor() {
   switch (tpu::get_dma_executor()) {
@@ -53,16 +39,8 @@ PALLAS_DECL dma_executor_choice launch_dma_executor() {
 
 namespace pallas::tpu {
 
-PALLAS_DECL dma_executor get_dma_executor() {
-  auto& h = detail::executor_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL dma_executor get_dma_executor() { return detail::executor_setting::get(); }
 
-PALLAS_DECL void set_dma_executor(dma_executor e) {
-  auto& h = detail::executor_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = e;
-}
+PALLAS_DECL void set_dma_executor(dma_executor e) { detail::executor_setting::set(e); }
 
 }  // namespace pallas::tpu

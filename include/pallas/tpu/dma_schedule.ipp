@@ -6,10 +6,9 @@
 #include <pallas/tpu/dma_schedule.hpp>
 
 #include <cstdlib>
-#include <mutex>
 #include <string_view>
 
-#include <pallas/detail/runtime/fork_guard.hpp>
+#include <pallas/detail/runtime/process_setting.hpp>
 #include <pallas/error.hpp>
 
 namespace pallas::detail {
@@ -37,23 +36,12 @@ PALLAS_DECL tpu::dma_schedule schedule_from(char const* order, char const* seed)
   return s;
 }
 
-struct schedule_holder {
-  std::mutex mutex;
-  tpu::dma_schedule value = schedule_from(std::getenv("PALLAS_DMA_ORDER"), std::getenv("PALLAS_DMA_SEED"));
-};
-
-PALLAS_DECL std::mutex& schedule_mutex();
-
-PALLAS_DECL schedule_holder& schedule_storage() {
-  static schedule_holder* const holder = [] {
-    auto* h = new schedule_holder;  // never destroyed: launches may run at exit
-    hold_across_fork<&schedule_mutex>();
-    return h;
-  }();
-  return *holder;
+// The schedule the environment asks for (PALLAS_DMA_ORDER, PALLAS_DMA_SEED).
+inline tpu::dma_schedule schedule_from_environment() {
+  return schedule_from(std::getenv("PALLAS_DMA_ORDER"), std::getenv("PALLAS_DMA_SEED"));
 }
 
-PALLAS_DECL std::mutex& schedule_mutex() { return schedule_storage().mutex; }
+using schedule_setting = process_setting<&schedule_from_environment>;
 
 PALLAS_DECL dma_order_policy launch_dma_policy() {
   tpu::dma_schedule const s = tpu::get_dma_schedule();
@@ -67,16 +55,8 @@ PALLAS_DECL dma_order_policy launch_dma_policy() {
 
 namespace pallas::tpu {
 
-PALLAS_DECL dma_schedule get_dma_schedule() {
-  auto& h = detail::schedule_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL dma_schedule get_dma_schedule() { return detail::schedule_setting::get(); }
 
-PALLAS_DECL void set_dma_schedule(dma_schedule s) {
-  auto& h = detail::schedule_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = s;
-}
+PALLAS_DECL void set_dma_schedule(dma_schedule s) { detail::schedule_setting::set(s); }
 
 }  // namespace pallas::tpu

@@ -6,9 +6,9 @@
 #include <pallas/tpu/interpret_params.hpp>
 
 #include <cstdlib>
-#include <mutex>
 #include <string_view>
 
+#include <pallas/detail/runtime/process_setting.hpp>
 #include <pallas/error.hpp>
 
 namespace pallas::detail {
@@ -22,15 +22,12 @@ PALLAS_DECL tpu::race_detection race_detection_from(char const* env) {
   fail("pallas::interpret_params: PALLAS_DETECT_RACES='", v, "' is not one of off, report, throw");
 }
 
-struct interpret_holder {
-  std::mutex mutex;
-  tpu::InterpretParams value{.detect_races = race_detection_from(std::getenv("PALLAS_DETECT_RACES"))};
-};
-
-PALLAS_DECL interpret_holder& interpret_storage() {
-  static interpret_holder holder;
-  return holder;
+// The conventions the environment asks for (PALLAS_DETECT_RACES).
+inline tpu::InterpretParams interpret_params_from_environment() {
+  return {.detect_races = race_detection_from(std::getenv("PALLAS_DETECT_RACES"))};
 }
+
+using interpret_setting = process_setting<&interpret_params_from_environment>;
 
 PALLAS_DECL launch_conventions launch_interpret_conventions() {
   tpu::InterpretParams const p = tpu::get_interpret_params();
@@ -47,16 +44,8 @@ PALLAS_DECL launch_conventions launch_interpret_conventions() {
 
 namespace pallas::tpu {
 
-PALLAS_DECL InterpretParams get_interpret_params() {
-  auto& h = detail::interpret_storage();
-  std::lock_guard lock(h.mutex);
-  return h.value;
-}
+PALLAS_DECL InterpretParams get_interpret_params() { return detail::interpret_setting::get(); }
 
-PALLAS_DECL void set_interpret_params(InterpretParams p) {
-  auto& h = detail::interpret_storage();
-  std::lock_guard lock(h.mutex);
-  h.value = p;
-}
+PALLAS_DECL void set_interpret_params(InterpretParams p) { detail::interpret_setting::set(p); }
 
 }  // namespace pallas::tpu
