@@ -105,6 +105,21 @@ constexpr auto outputs_of(O const& option) {
     return std::tuple<>{};
 }
 
+/// Whether option O names outputs (out_type / out_shape, or a ShapeDtypeStruct value).
+template <class O>
+using names_outputs = std::bool_constant<ShapeDtype<O> || is_out_type<O>::value>;
+
+/// The outputs the options name, in order, as one tuple of ShapeDtypeStructs: usually one
+/// option names them all, and its tuple is taken as it is (tuple_cat over every option is
+/// a recursion the compiler pays for each call site).
+template <class... Options>
+constexpr auto outputs_of_options(Options const&... options) {
+  if constexpr (count_options<names_outputs, Options...> == 1)
+    return outputs_of(option_or<names_outputs, std::tuple<>>(options...));
+  else
+    return std::tuple_cat(outputs_of(options)...);
+}
+
 /// The number of parameters of a non-generic callable, or -1 when it is generic.
 template <class F, class = void>
 struct callable_arity : std::integral_constant<int, -1> {};
@@ -295,7 +310,7 @@ constexpr auto kernel(Options const&... options) {
   using mesh_option = detail::option_type_or<detail::is_mesh_option, tpu::TensorCoreMesh<"core">, Options...>;
   using mesh_type = typename detail::mesh_of<mesh_option>::type;
   using scratch_option = detail::option_type_or<detail::is_scratch_option, scratch_types_t<>, Options...>;
-  auto outs = std::tuple_cat(detail::outputs_of(options)...);
+  auto outs = detail::outputs_of_options(options...);
   using builder = typename detail::builder_for<mesh_type, decltype(outs), scratch_option>::type;
   return builder{outs, detail::option_or<detail::is_name_option, name_option>(options...).value};
 }

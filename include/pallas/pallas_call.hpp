@@ -175,15 +175,20 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
     if constexpr (num_args >= static_cast<std::size_t>(NumPrefetch) && misplaced < 0) {
       constexpr std::size_t num_inputs = num_args - NumPrefetch;
       auto all = std::tuple<Args const&...>(args...);
-      auto prefetch_args = [&]<std::size_t... P>(std::index_sequence<P...>) {
-        return std::tuple<std::tuple_element_t<P, std::tuple<Args...>> const&...>(std::get<P>(all)...);
-      }(std::make_index_sequence<NumPrefetch>{});
-      auto inputs = [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return std::tuple<std::tuple_element_t<NumPrefetch + K, std::tuple<Args...>> const&...>(
-            std::get<NumPrefetch + K>(all)...);
-      }(std::make_index_sequence<num_inputs>{});
-      return call(prefetch_args, inputs, std::make_index_sequence<num_inputs>{},
-                  std::make_index_sequence<num_outputs>{});
+      if constexpr (NumPrefetch == 0) {  // the usual case: every argument is an input
+        return call(std::tuple<>{}, all, std::make_index_sequence<num_inputs>{},
+                    std::make_index_sequence<num_outputs>{});
+      } else {
+        auto prefetch_args = [&]<std::size_t... P>(std::index_sequence<P...>) {
+          return std::tuple<std::tuple_element_t<P, std::tuple<Args...>> const&...>(std::get<P>(all)...);
+        }(std::make_index_sequence<NumPrefetch>{});
+        auto inputs = [&]<std::size_t... K>(std::index_sequence<K...>) {
+          return std::tuple<std::tuple_element_t<NumPrefetch + K, std::tuple<Args...>> const&...>(
+              std::get<NumPrefetch + K>(all)...);
+        }(std::make_index_sequence<num_inputs>{});
+        return call(prefetch_args, inputs, std::make_index_sequence<num_inputs>{},
+                    std::make_index_sequence<num_outputs>{});
+      }
     } else {
       return placeholder_outputs();
     }
@@ -421,7 +426,7 @@ constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
                   "pallas::pallas_call: dimension_semantics needs one entry per grid axis (semantics == grid rank)");
     static_assert(semantics::parallel_first, "pallas::pallas_call: " PALLAS_RULE_PARALLEL_FIRST);
   }
-  auto outs = std::tuple_cat(outputs_of(options)...);
+  auto outs = outputs_of_options(options...);
   static_assert(std::tuple_size_v<decltype(outs)> >= 1, "pallas::pallas_call: out_shape is needed");
   auto grid_value = option_or<is_grid, grid_type>(options...);
   auto in = option_or<is_in_specs, ins_option>(options...).specs;

@@ -10152,6 +10152,21 @@ constexpr auto outputs_of(O const& option) {
     return std::tuple<>{};
 }
 
+/// Whether option O names outputs (out_type / out_shape, or a ShapeDtypeStruct value).
+template <class O>
+using names_outputs = std::bool_constant<ShapeDtype<O> || is_out_type<O>::value>;
+
+/// The outputs the options name, in order, as one tuple of ShapeDtypeStructs: usually one
+/// option names them all, and its tuple is taken as it is (tuple_cat over every option is
+/// a recursion the compiler pays for each call site).
+template <class... Options>
+constexpr auto outputs_of_options(Options const&... options) {
+  if constexpr (count_options<names_outputs, Options...> == 1)
+    return outputs_of(option_or<names_outputs, std::tuple<>>(options...));
+  else
+    return std::tuple_cat(outputs_of(options)...);
+}
+
 /// The number of parameters of a non-generic callable, or -1 when it is generic.
 template <class F, class = void>
 struct callable_arity : std::integral_constant<int, -1> {};
@@ -10342,7 +10357,7 @@ constexpr auto kernel(Options const&... options) {
   using mesh_option = detail::option_type_or<detail::is_mesh_option, tpu::TensorCoreMesh<"core">, Options...>;
   using mesh_type = typename detail::mesh_of<mesh_option>::type;
   using scratch_option = detail::option_type_or<detail::is_scratch_option, scratch_types_t<>, Options...>;
-  auto outs = std::tuple_cat(detail::outputs_of(options)...);
+  auto outs = detail::outputs_of_options(options...);
   using builder = typename detail::builder_for<mesh_type, decltype(outs), scratch_option>::type;
   return builder{outs, detail::option_or<detail::is_name_option, name_option>(options...).value};
 }
@@ -15099,14 +15114,13 @@ constexpr operand_kind kind_of_operand() {
     return operand_kind::buffered;
 }
 
-/// The plan's view of an operand of spec Spec over ref RefT (array extents from the ref).
+/// What spec Spec over ref RefT says of an operand, its array extents, role and position
+/// aside: a constant, so that a kernel's operands cost it data rather than code.
 template <class Spec, class RefT>
-constexpr operand_desc describe_operand(bool output, int position, std::array<index_t, max_block_rank> const& array) {
+inline constexpr operand_desc spec_desc = [] {
   operand_desc d;
   d.kind = kind_of_operand<Spec, RefT>();
-  d.output = output;
   d.raw = Spec::raw;
-  d.position = position;
   if constexpr (!Spec::raw) {
     d.buffer_count = Spec::buffer_count;
     d.revisit_any = Spec::revisit == RevisitMode::ANY;
@@ -15119,12 +15133,26 @@ constexpr operand_desc describe_operand(bool output, int position, std::array<in
       d.block[k] = Spec::dims[k].size;
       d.low[k] = Spec::dims[k].low;
       d.high[k] = Spec::dims[k].high;
-      d.array[k] = array[k];
       d.value_at[k] = at;
       at += Spec::dims[k].kind == block_dim_kind::bounded ? 2 : 1;
     }
   }
   return d;
+}();
+
+/// `desc` as operand `position` of the inputs or outputs, over an array of extents `array`.
+constexpr operand_desc placed_operand(operand_desc d, bool output, int position,
+                                      std::array<index_t, max_block_rank> const& array) {
+  d.output = output;
+  d.position = position;
+  for (int k = 0; k < d.rank; ++k) d.array[static_cast<std::size_t>(k)] = array[static_cast<std::size_t>(k)];
+  return d;
+}
+
+/// The plan's view of an operand of spec Spec over ref RefT (array extents from the ref).
+template <class Spec, class RefT>
+constexpr operand_desc describe_operand(bool output, int position, std::array<index_t, max_block_rank> const& array) {
+  return placed_operand(spec_desc<Spec, RefT>, output, position, array);
 }
 
 /// The extents of a ref, padded to max_block_rank.
@@ -17487,15 +17515,20 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
     if constexpr (num_args >= static_cast<std::size_t>(NumPrefetch) && misplaced < 0) {
       constexpr std::size_t num_inputs = num_args - NumPrefetch;
       auto all = std::tuple<Args const&...>(args...);
-      auto prefetch_args = [&]<std::size_t... P>(std::index_sequence<P...>) {
-        return std::tuple<std::tuple_element_t<P, std::tuple<Args...>> const&...>(std::get<P>(all)...);
-      }(std::make_index_sequence<NumPrefetch>{});
-      auto inputs = [&]<std::size_t... K>(std::index_sequence<K...>) {
-        return std::tuple<std::tuple_element_t<NumPrefetch + K, std::tuple<Args...>> const&...>(
-            std::get<NumPrefetch + K>(all)...);
-      }(std::make_index_sequence<num_inputs>{});
-      return call(prefetch_args, inputs, std::make_index_sequence<num_inputs>{},
-                  std::make_index_sequence<num_outputs>{});
+      if constexpr (NumPrefetch == 0) {  // the usual case: every argument is an input
+        return call(std::tuple<>{}, all, std::make_index_sequence<num_inputs>{},
+                    std::make_index_sequence<num_outputs>{});
+      } else {
+        auto prefetch_args = [&]<std::size_t... P>(std::index_sequence<P...>) {
+          return std::tuple<std::tuple_element_t<P, std::tuple<Args...>> const&...>(std::get<P>(all)...);
+        }(std::make_index_sequence<NumPrefetch>{});
+        auto inputs = [&]<std::size_t... K>(std::index_sequence<K...>) {
+          return std::tuple<std::tuple_element_t<NumPrefetch + K, std::tuple<Args...>> const&...>(
+              std::get<NumPrefetch + K>(all)...);
+        }(std::make_index_sequence<num_inputs>{});
+        return call(prefetch_args, inputs, std::make_index_sequence<num_inputs>{},
+                    std::make_index_sequence<num_outputs>{});
+      }
     } else {
       return placeholder_outputs();
     }
@@ -17733,7 +17766,7 @@ constexpr auto make_pallas_call(Kernel kernel, Options const&... options) {
                   "pallas::pallas_call: dimension_semantics needs one entry per grid axis (semantics == grid rank)");
     static_assert(semantics::parallel_first, "pallas::pallas_call: " PALLAS_RULE_PARALLEL_FIRST);
   }
-  auto outs = std::tuple_cat(outputs_of(options)...);
+  auto outs = outputs_of_options(options...);
   static_assert(std::tuple_size_v<decltype(outs)> >= 1, "pallas::pallas_call: out_shape is needed");
   auto grid_value = option_or<is_grid, grid_type>(options...);
   auto in = option_or<is_in_specs, ins_option>(options...).specs;

@@ -39,14 +39,13 @@ constexpr operand_kind kind_of_operand() {
     return operand_kind::buffered;
 }
 
-/// The plan's view of an operand of spec Spec over ref RefT (array extents from the ref).
+/// What spec Spec over ref RefT says of an operand, its array extents, role and position
+/// aside: a constant, so that a kernel's operands cost it data rather than code.
 template <class Spec, class RefT>
-constexpr operand_desc describe_operand(bool output, int position, std::array<index_t, max_block_rank> const& array) {
+inline constexpr operand_desc spec_desc = [] {
   operand_desc d;
   d.kind = kind_of_operand<Spec, RefT>();
-  d.output = output;
   d.raw = Spec::raw;
-  d.position = position;
   if constexpr (!Spec::raw) {
     d.buffer_count = Spec::buffer_count;
     d.revisit_any = Spec::revisit == RevisitMode::ANY;
@@ -59,12 +58,26 @@ constexpr operand_desc describe_operand(bool output, int position, std::array<in
       d.block[k] = Spec::dims[k].size;
       d.low[k] = Spec::dims[k].low;
       d.high[k] = Spec::dims[k].high;
-      d.array[k] = array[k];
       d.value_at[k] = at;
       at += Spec::dims[k].kind == block_dim_kind::bounded ? 2 : 1;
     }
   }
   return d;
+}();
+
+/// `desc` as operand `position` of the inputs or outputs, over an array of extents `array`.
+constexpr operand_desc placed_operand(operand_desc d, bool output, int position,
+                                      std::array<index_t, max_block_rank> const& array) {
+  d.output = output;
+  d.position = position;
+  for (int k = 0; k < d.rank; ++k) d.array[static_cast<std::size_t>(k)] = array[static_cast<std::size_t>(k)];
+  return d;
+}
+
+/// The plan's view of an operand of spec Spec over ref RefT (array extents from the ref).
+template <class Spec, class RefT>
+constexpr operand_desc describe_operand(bool output, int position, std::array<index_t, max_block_rank> const& array) {
+  return placed_operand(spec_desc<Spec, RefT>, output, position, array);
 }
 
 /// The extents of a ref, padded to max_block_rank.
