@@ -35,6 +35,7 @@
 #include <pallas/config.hpp>
 #include <pallas/cost_estimate.hpp>
 #include <pallas/detail/call_aliases.hpp>
+#include <pallas/detail/call_options.hpp>
 #include <pallas/detail/numbers_in_messages.hpp>
 #include <pallas/detail/options.hpp>
 #include <pallas/detail/pipeline/engine.hpp>
@@ -67,15 +68,6 @@ template <ScratchType... S>
 inline constexpr scratch_types_t<S...> scratch_shapes{};
 
 namespace detail {
-
-template <class T>
-using is_call_option =
-    std::bool_constant<ShapeDtype<T> || is_out_type<T>::value || Grid<T> || is_in_specs<T>::value ||
-                       is_out_specs<T>::value || is_scratch_option<T>::value ||
-                       is_dimension_semantics<T>::value || is_alias_option<T>::value ||
-                       is_prefetch_option<T>::value || is_vmem_limit_option<T>::value ||
-                       is_num_cores_option<T>::value || std::is_same_v<T, tpu::no_tiling_check_t> ||
-                       is_name_option<T>::value || is_cost_estimate<T>::value>;
 
 /// The Array types of a tuple of ShapeDtypeStructs.
 template <class Outs, class Seq = std::make_index_sequence<std::tuple_size_v<Outs>>>
@@ -370,29 +362,6 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
 };
 
 namespace detail {
-
-/// What compiler_params(...) may hold: stateless parameters, read from the types alone.
-template <class T>
-using is_compiler_parameter =
-    std::bool_constant<is_dimension_semantics<T>::value || is_prefetch_option<T>::value ||
-                       is_vmem_limit_option<T>::value || is_num_cores_option<T>::value ||
-                       std::is_same_v<T, tpu::no_tiling_check_t>>;
-
-/// The option types of one option: a compiler_params' parameters, or the option itself.
-template <class O>
-struct option_types {
-  using type = boost::mp11::mp_list<O>;
-};
-template <class... P>
-struct option_types<tpu::compiler_params_t<P...>> {
-  using type = boost::mp11::mp_list<P...>;
-};
-
-/// Whether option O holds only what compiler_params may (any other option is no compiler_params).
-template <class O>
-inline constexpr bool holds_compiler_parameters_only = true;
-template <class... P>
-inline constexpr bool holds_compiler_parameters_only<tpu::compiler_params_t<P...>> = (is_compiler_parameter<P>::value && ...);
 
 /// pallas_call over its options: the types searched with compiler_params flattened, the
 /// values (grid, specs, outputs, name, estimate) at the top level, where they must be.

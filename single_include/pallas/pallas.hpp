@@ -17291,6 +17291,53 @@ struct call_aliases {
 
 }  // namespace pallas::detail
 // ---- end pallas/detail/call_aliases.hpp ----
+// ---- begin pallas/detail/call_options.hpp ----
+// What pl::pallas_call accepts as options, by type: each option's kind, and
+// compiler_params(...)'s parameters, flattened into the call's list of option types (they
+// are stateless tags: the type holds them).
+
+#include <type_traits>
+
+#include <boost/mp11/list.hpp>
+
+
+namespace pallas::detail {
+
+/// Whether T is one of pallas_call's options (compiler_params' parameters included).
+template <class T>
+using is_call_option =
+    std::bool_constant<ShapeDtype<T> || is_out_type<T>::value || Grid<T> || is_in_specs<T>::value ||
+                       is_out_specs<T>::value || is_scratch_option<T>::value ||
+                       is_dimension_semantics<T>::value || is_alias_option<T>::value ||
+                       is_prefetch_option<T>::value || is_vmem_limit_option<T>::value ||
+                       is_num_cores_option<T>::value || std::is_same_v<T, tpu::no_tiling_check_t> ||
+                       is_name_option<T>::value || is_cost_estimate<T>::value>;
+
+/// What compiler_params(...) may hold: stateless parameters, read from the types alone.
+template <class T>
+using is_compiler_parameter =
+    std::bool_constant<is_dimension_semantics<T>::value || is_prefetch_option<T>::value ||
+                       is_vmem_limit_option<T>::value || is_num_cores_option<T>::value ||
+                       std::is_same_v<T, tpu::no_tiling_check_t>>;
+
+/// The option types of one option: a compiler_params' parameters, or the option itself.
+template <class O>
+struct option_types {
+  using type = boost::mp11::mp_list<O>;
+};
+template <class... P>
+struct option_types<tpu::compiler_params_t<P...>> {
+  using type = boost::mp11::mp_list<P...>;
+};
+
+/// Whether option O holds only what compiler_params may (any other option is no compiler_params).
+template <class O>
+inline constexpr bool holds_compiler_parameters_only = true;
+template <class... P>
+inline constexpr bool holds_compiler_parameters_only<tpu::compiler_params_t<P...>> = (is_compiler_parameter<P>::value && ...);
+
+}  // namespace pallas::detail
+// ---- end pallas/detail/call_options.hpp ----
 // ---- begin pallas/detail/scalar_prefetch.hpp ----
 // pallas_call's scalar-prefetch arguments: the first num_scalar_prefetch call arguments are
 // copied into each core's SMEM before the grid runs; index maps and the kernel get SMEM refs.
@@ -17407,15 +17454,6 @@ template <ScratchType... S>
 inline constexpr scratch_types_t<S...> scratch_shapes{};
 
 namespace detail {
-
-template <class T>
-using is_call_option =
-    std::bool_constant<ShapeDtype<T> || is_out_type<T>::value || Grid<T> || is_in_specs<T>::value ||
-                       is_out_specs<T>::value || is_scratch_option<T>::value ||
-                       is_dimension_semantics<T>::value || is_alias_option<T>::value ||
-                       is_prefetch_option<T>::value || is_vmem_limit_option<T>::value ||
-                       is_num_cores_option<T>::value || std::is_same_v<T, tpu::no_tiling_check_t> ||
-                       is_name_option<T>::value || is_cost_estimate<T>::value>;
 
 /// The Array types of a tuple of ShapeDtypeStructs.
 template <class Outs, class Seq = std::make_index_sequence<std::tuple_size_v<Outs>>>
@@ -17710,29 +17748,6 @@ class pallas_call_fn<Kernel, Outs, GridT, InSpecs, OutSpecs, scratch_types_t<Scr
 };
 
 namespace detail {
-
-/// What compiler_params(...) may hold: stateless parameters, read from the types alone.
-template <class T>
-using is_compiler_parameter =
-    std::bool_constant<is_dimension_semantics<T>::value || is_prefetch_option<T>::value ||
-                       is_vmem_limit_option<T>::value || is_num_cores_option<T>::value ||
-                       std::is_same_v<T, tpu::no_tiling_check_t>>;
-
-/// The option types of one option: a compiler_params' parameters, or the option itself.
-template <class O>
-struct option_types {
-  using type = boost::mp11::mp_list<O>;
-};
-template <class... P>
-struct option_types<tpu::compiler_params_t<P...>> {
-  using type = boost::mp11::mp_list<P...>;
-};
-
-/// Whether option O holds only what compiler_params may (any other option is no compiler_params).
-template <class O>
-inline constexpr bool holds_compiler_parameters_only = true;
-template <class... P>
-inline constexpr bool holds_compiler_parameters_only<tpu::compiler_params_t<P...>> = (is_compiler_parameter<P>::value && ...);
 
 /// pallas_call over its options: the types searched with compiler_params flattened, the
 /// values (grid, specs, outputs, name, estimate) at the top level, where they must be.
